@@ -1,0 +1,39 @@
+# servecmp: a thin wrapper around the go tool.
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+export CGO_ENABLED := 1
+
+.PHONY: build test bench demo check fmt vet tidy-check race clean
+
+build:
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/servecmp ./cmd/servecmp
+
+test:
+	$(GO) test ./...
+
+bench: build
+	$(GO) run ./internal/benchtool
+
+demo: build
+	./scripts/demo.sh
+
+check: fmt vet tidy-check race
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+tidy-check:
+	cp go.mod /tmp/servecmp.go.mod.bak; cp go.sum /tmp/servecmp.go.sum.bak
+	$(GO) mod tidy
+	@if ! git diff --quiet -- go.mod go.sum; then git diff -- go.mod go.sum; cp /tmp/servecmp.go.mod.bak go.mod; cp /tmp/servecmp.go.sum.bak go.sum; echo "go mod tidy changes go.mod/go.sum"; exit 1; fi
+
+race:
+	$(GO) test -race ./...
+
+clean:
+	rm -rf bin

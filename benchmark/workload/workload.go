@@ -1,0 +1,46 @@
+// Package workload defines servecmp's frozen request population: a JSON
+// Lines file, one Request per line, whose sha256 goes into every result so
+// that the same bytes drive both engines.
+package workload
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Sampling holds the request's sampling settings; nil fields are not sent.
+type Sampling struct {
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopP        *float64 `json:"top_p,omitempty"`
+	TopK        *int     `json:"top_k,omitempty"`
+	Seed        *int64   `json:"seed,omitempty"`
+}
+
+// Request is one materialised request. Exactly one of PromptTokens, Prompt
+// and Messages is set.
+type Request struct {
+	ID           string    `json:"id"`
+	PromptTokens []int     `json:"prompt_token_ids,omitempty"` // token-id prompt (/v1/completions)
+	Prompt       string    `json:"prompt,omitempty"`           // text prompt (/v1/completions)
+	Messages     []Message `json:"messages,omitempty"`         // chat prompt (/v1/chat/completions)
+	MaxTokens    int       `json:"max_tokens"`
+	// FixedLength asks the engine to produce exactly MaxTokens tokens
+	// (ignore_eos, min_tokens where accepted).
+	FixedLength bool `json:"fixed_length"`
+	// InputLen is the prompt length in tokens when the workload knows it
+	// (token-id prompts); 0 when unknown.
+	InputLen int      `json:"input_len,omitempty"`
+	Sampling Sampling `json:"sampling"`
+	// ArrivalOffsetS, when set, is the request's send time in seconds from
+	// the start of the measured phase (a trace replay); it overrides the
+	// arrival process.
+	ArrivalOffsetS *float64 `json:"arrival_offset_s,omitempty"`
+}
+
+// Workload is a loaded workload file.
+type Workload struct {
+	Path     string
+	SHA256   string // hex sha256 of the file's bytes
+	Requests []Request
+}

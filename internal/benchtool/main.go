@@ -1,0 +1,31 @@
+// Command benchtool runs servecmp's end-to-end speed and memory benchmarks
+// (make bench): analyze on a generated 1,000,000-kernel export against the
+// SQLite read floor, and the streaming client against serve-sim.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+)
+
+func main() {
+	only := flag.String("only", "", "run one benchmark: analyze or client")
+	flag.Parse()
+	failed := false
+	for _, b := range []struct {
+		name string
+		fn   func() error
+	}{{"analyze", benchAnalyze}, {"client", benchClient}} {
+		if *only != "" && *only != b.name {
+			continue
+		}
+		if err := b.fn(); err != nil {
+			fmt.Fprintf(os.Stderr, "benchtool: %s: %v\n", b.name, err)
+			failed = true
+		}
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
