@@ -1,18 +1,512 @@
+// Package classify labels every piece of device work of a rank with a
+// region (attention, ffn, communication, io, other), the method that
+// decided it and the deciding rule, and summarises ranks from those labels.
+//
+// Units and invariants: times are ns on the capture's clock; labels are
+// parallel to rank.Work (same index); name labels are indexed by
+// event.Names id; nothing here prints or reads flags.
+//
+// # Context attribution
+//
+// Attribute starts from the name label of every piece of device work and
+// re-homes the work whose name cannot place it. A name rule's Class decides
+// what the name says:
+//
+//   - no class, or an anchor class (attn-core, comm, act, moe, embed,
+//     sample): the name is trusted; the label stays ByName, whatever the
+//     context says.
+//   - an ambiguous class (gemm, norm, quant, splitk, workspace, gather,
+//     copy, elementwise): the name says what the kernel does, not which
+//     region it serves. Such work is placed by the methods below, first
+//     success wins.
+//   - no name rule at all (Rule -1): starts Other/Unmapped; only NVTX and
+//     graph context may place it (its position proves nothing).
+//
+// Methods, in order of trust:
+//
+//  1. ByNVTX: the host ranges (NVTX, annotations, python frames) open on
+//     the launching thread when the launch call started; the innermost
+//     range whose text matches an nvtx rule gives the region. Rule is the
+//     nvtx rule.
+//  2. ByGraph: for work replayed in a CUDA graph traced per node, the
+//     ranges open on the capturing thread when the node was created (node
+//     event → Original → captured node's event). Rule is the nvtx rule.
+//  3. ByPosition: the order of the work on its stream between unambiguous
+//     anchors (attention core and other attention kernels, communication,
+//     activation/MoE, embedding, sampling). A norm feeds the block of the
+//     next anchor (attention: input norm; ffn: post-attention norm;
+//     sampling or the end: final norm, io); GEMMs before the attention core
+//     are attention (QKV), the first after it too (O projection), GEMMs in
+//     the ffn block are ffn, the GEMM after the final norm is io (LM head);
+//     split-K reductions follow their GEMM; quantisation, workspace memsets
+//     and gathers take their consumer's region; copies beside a collective
+//     are communication. A stream without anchors (a side stream) places
+//     nothing. Rule keeps the name rule.
+//
+// Hints names the capture options that would place what stays unmapped;
+// Explain lists every (name, region, method, rule) group for audit.
+// Ambiguous work that no method places:
+//
+//   - compute classes (gemm, norm, quant, splitk) and names without a rule
+//     become Region Other, Method Unmapped, Rule the name rule (-1 none), so
+//     that coverage (time not Unmapped) is honest: a GEMM left in "other" is
+//     unmapped, never "named";
+//   - glue classes (workspace, gather, copy, elementwise) keep their name
+//     label (Method ByName, usually Region Other): a copy or fill outside
+//     any block is honestly "other".
+//
+// Cost: O(n log n) in the number of work items; the extra state is a few
+// bytes per item (sort indices), plus 16 bytes per item that has a launch
+// call on a thread with host ranges, while the sweep runs.
 package classify
 
 import (
+	"slices"
+
 	"github.com/servecmp/servecmp/event"
 	"github.com/servecmp/servecmp/rules"
 )
 
-// Attribute returns one Label per rank.Work item (same index), starting
-// from byName, the name-rule label of each name id (index = event.Names id).
-// Placeholder: the context-attribution owner replaces it; for now every
-// work item keeps its name label.
-func Attribute(rank *event.Rank, set *rules.Set, byName []Label) []Label {
-	out := make([]Label, len(rank.Work))
-	for i := range rank.Work {
-		out[i] = byName[rank.Work[i].Name]
+// kclass is the structural kind of a name, derived from its rule.
+type kclass uint8
+
+const (
+	kNone kclass = iota // trusted name that is not a layer anchor (other, io glue)
+	kAtt                // attention kernel (core, RoPE, KV cache...)
+	kFFN                // activation, MoE routing/experts, other ffn kernels
+	kComm               // communication
+	kEmb                // embedding
+	kSamp               // sampling
+	kGemm               // ambiguous classes from here on
+	kNorm
+	kQuant
+	kSplitK
+	kWorkspace
+	kGather
+	kCopy
+	kElementwise
+	kUnknown // no name rule
+)
+
+// glue reports whether c is generic work (copies, fills, workspace, index
+// gathers, elementwise) whose name rule's own region is an honest default
+// when no context places it.
+func (c kclass) glue() bool { return c >= kWorkspace && c <= kElementwise }
+
+// open reports whether context may re-home work of class c.
+func (c kclass) open() bool { return c >= kGemm }
+
+// classOf maps a name label to its structural kind.
+func classOf(set *rules.Set, lb Label) kclass {
+	if lb.Rule < 0 || set == nil || int(lb.Rule) >= len(set.Rules) {
+		if lb.Method == ByName {
+			return regionClass(lb.Region)
+		}
+		return kUnknown
 	}
-	return out
+	r := &set.Rules[lb.Rule]
+	switch r.Class {
+	case "gemm":
+		return kGemm
+	case "norm":
+		return kNorm
+	case "quant":
+		return kQuant
+	case "splitk":
+		return kSplitK
+	case "workspace":
+		return kWorkspace
+	case "gather":
+		return kGather
+	case "copy":
+		return kCopy
+	case "elementwise":
+		return kElementwise
+	case "attn-core":
+		return kAtt
+	case "comm":
+		return kComm
+	case "act", "moe":
+		return kFFN
+	case "embed":
+		return kEmb
+	case "sample":
+		return kSamp
+	}
+	return regionClass(r.Region)
+}
+
+func regionClass(r rules.Region) kclass {
+	switch r {
+	case rules.Attention:
+		return kAtt
+	case rules.FFN:
+		return kFFN
+	case rules.Communication:
+		return kComm
+	}
+	return kNone
+}
+
+// attributor holds the per-rank state of one Attribute call.
+type attributor struct {
+	rank  *event.Rank
+	set   *rules.Set
+	cls   []kclass // by name id
+	out   []Label
+	nvtx  []int32 // nvtx rule by range text id; -2 = not yet matched
+	thr   map[int64]uint32
+	rng   []int32 // range indices sorted by (thread, start, -end)
+	rthr  []uint32
+	nvOK  bool
+	hasGN bool
+}
+
+// Attribute returns one Label per rank.Work item (same index), starting
+// from byName, the name-rule label of each name id (index = event.Names
+// id), and placing ambiguous work by NVTX ranges, CUDA-graph capture
+// context and stream position (see the package documentation).
+func Attribute(rank *event.Rank, set *rules.Set, byName []Label) []Label {
+	a := &attributor{rank: rank, set: set, out: make([]Label, len(rank.Work))}
+	nnames := len(byName)
+	if rank.Names != nil && rank.Names.Len() > nnames {
+		nnames = rank.Names.Len()
+	}
+	a.cls = make([]kclass, nnames)
+	for id := range a.cls {
+		lb := Label{Region: rules.Other, Method: Unmapped, Rule: -1}
+		if id < len(byName) {
+			lb = byName[id]
+		}
+		a.cls[id] = classOf(set, lb)
+	}
+	open := false
+	for i := range rank.Work {
+		w := &rank.Work[i]
+		lb := Label{Region: rules.Other, Method: Unmapped, Rule: -1}
+		if int(w.Name) < len(byName) {
+			lb = byName[w.Name]
+		}
+		c := a.class(w)
+		if c.open() {
+			lb = Label{Region: rules.Other, Method: Unmapped, Rule: lb.Rule}
+			open = true
+		}
+		a.out[i] = lb
+	}
+	if !open {
+		return a.out
+	}
+	a.byHostContext()
+	a.byPosition()
+	for i := range a.out {
+		w := &rank.Work[i]
+		if a.out[i].Method == Unmapped && a.class(w).glue() && int(w.Name) < len(byName) {
+			a.out[i] = byName[w.Name]
+		}
+	}
+	return a.out
+}
+
+func (a *attributor) class(w *event.Work) kclass {
+	if int(w.Name) < len(a.cls) {
+		return a.cls[w.Name]
+	}
+	return kUnknown
+}
+
+// unplaced reports whether work i is open to context and not yet placed.
+func (a *attributor) unplaced(i int) bool {
+	return a.out[i].Method == Unmapped && a.class(&a.rank.Work[i]).open()
+}
+
+// ---- methods 1 and 2: host ranges ----
+
+// query asks which ranges were open on thread thr at time t, for work w.
+type query struct {
+	t   int64
+	thr uint32
+	w   uint32
+}
+
+func (a *attributor) byHostContext() {
+	rk := a.rank
+	if len(rk.Ranges) == 0 || a.set == nil {
+		return
+	}
+	a.prepareRanges()
+	if !a.nvOK {
+		return
+	}
+	// Method 1: the launch call of each unplaced item.
+	if len(rk.Launches) > 0 {
+		byCorr := make([]int32, len(rk.Launches))
+		for i := range byCorr {
+			byCorr[i] = int32(i)
+		}
+		slices.SortFunc(byCorr, func(x, y int32) int {
+			cx, cy := rk.Launches[x].Correlation, rk.Launches[y].Correlation
+			switch {
+			case cx < cy:
+				return -1
+			case cx > cy:
+				return 1
+			}
+			return 0
+		})
+		n := 0
+		for i := range rk.Work {
+			if a.unplaced(i) && rk.Work[i].Correlation != 0 {
+				n++
+			}
+		}
+		qs := make([]query, 0, n)
+		for i := range rk.Work {
+			if !a.unplaced(i) || rk.Work[i].Correlation == 0 {
+				continue
+			}
+			c := rk.Work[i].Correlation
+			k, ok := slices.BinarySearchFunc(byCorr, c, func(x int32, c uint64) int {
+				lc := rk.Launches[x].Correlation
+				switch {
+				case lc < c:
+					return -1
+				case lc > c:
+					return 1
+				}
+				return 0
+			})
+			if !ok {
+				continue
+			}
+			l := &rk.Launches[byCorr[k]]
+			th, ok := a.thr[l.TID]
+			if !ok {
+				continue
+			}
+			qs = append(qs, query{t: l.Start, thr: th, w: uint32(i)})
+		}
+		byCorr = nil
+		a.sweep(qs, ByNVTX)
+	}
+	// Method 2: capture-time context of graph nodes.
+	if len(rk.GraphNodes) == 0 {
+		return
+	}
+	byNode := make([]int32, len(rk.GraphNodes))
+	for i := range byNode {
+		byNode[i] = int32(i)
+	}
+	slices.SortFunc(byNode, func(x, y int32) int {
+		nx, ny := rk.GraphNodes[x].Node, rk.GraphNodes[y].Node
+		switch {
+		case nx < ny:
+			return -1
+		case nx > ny:
+			return 1
+		}
+		return 0
+	})
+	find := func(node int64) *event.GraphNode {
+		k, ok := slices.BinarySearchFunc(byNode, node, func(x int32, n int64) int {
+			gn := rk.GraphNodes[x].Node
+			switch {
+			case gn < n:
+				return -1
+			case gn > n:
+				return 1
+			}
+			return 0
+		})
+		if !ok {
+			return nil
+		}
+		return &rk.GraphNodes[byNode[k]]
+	}
+	n := 0
+	for i := range rk.Work {
+		if rk.Work[i].GraphNode != 0 && a.unplaced(i) {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	qs := make([]query, 0, n)
+	for i := range rk.Work {
+		w := &rk.Work[i]
+		if w.GraphNode == 0 || !a.unplaced(i) {
+			continue
+		}
+		e := find(w.GraphNode)
+		if e == nil {
+			continue
+		}
+		// Follow Original links to the captured node (a clone of a clone
+		// is possible when graphs are re-instantiated); bounded.
+		for hop := 0; hop < 4 && e.Original != 0 && e.Original != e.Node; hop++ {
+			o := find(e.Original)
+			if o == nil {
+				break
+			}
+			e = o
+		}
+		th, ok := a.thr[e.TID]
+		if !ok {
+			continue
+		}
+		qs = append(qs, query{t: e.Start, thr: th, w: uint32(i)})
+	}
+	a.sweep(qs, ByGraph)
+}
+
+// prepareRanges numbers the threads that have ranges, sorts the ranges for
+// the sweep and sets nvOK when the rule set has any nvtx rule.
+func (a *attributor) prepareRanges() {
+	for i := range a.set.Rules {
+		if a.set.Rules[i].NVTX != nil {
+			a.nvOK = true
+			break
+		}
+	}
+	if !a.nvOK {
+		return
+	}
+	rk := a.rank
+	a.thr = map[int64]uint32{}
+	a.rng = make([]int32, 0, len(rk.Ranges))
+	for i := range rk.Ranges {
+		r := &rk.Ranges[i]
+		if r.End < r.Start {
+			continue
+		}
+		if _, ok := a.thr[r.TID]; !ok {
+			a.thr[r.TID] = uint32(len(a.thr))
+		}
+		a.rng = append(a.rng, int32(i))
+	}
+	slices.SortFunc(a.rng, func(x, y int32) int {
+		rx, ry := &rk.Ranges[x], &rk.Ranges[y]
+		tx, ty := a.thr[rx.TID], a.thr[ry.TID]
+		switch {
+		case tx != ty:
+			return cmpU32(tx, ty)
+		case rx.Start != ry.Start:
+			return cmpI64(rx.Start, ry.Start)
+		}
+		return cmpI64(ry.End, rx.End) // outer range first
+	})
+	a.rthr = make([]uint32, len(a.rng))
+	for k, i := range a.rng {
+		a.rthr[k] = a.thr[rk.Ranges[i].TID]
+	}
+	n := 0
+	if rk.Names != nil {
+		n = rk.Names.Len()
+	}
+	a.nvtx = make([]int32, n)
+	for i := range a.nvtx {
+		a.nvtx[i] = -2
+	}
+}
+
+// ruleOfText returns the nvtx rule matching range text id, cached per id.
+func (a *attributor) ruleOfText(id uint32) int32 {
+	if int(id) >= len(a.nvtx) {
+		if a.rank.Names == nil {
+			return -1
+		}
+		return int32(a.set.MatchNVTX(a.rank.Names.Name(id)))
+	}
+	if r := a.nvtx[id]; r != -2 {
+		return r
+	}
+	r := int32(-1)
+	if id != 0 {
+		r = int32(a.set.MatchNVTX(a.rank.Names.Name(id)))
+	}
+	a.nvtx[id] = r
+	return r
+}
+
+// frame is an open range on the sweep's stack: its end and the nvtx rule of
+// the innermost matching range from it outwards (-1 none).
+type frame struct {
+	end  int64
+	rule int32
+}
+
+// sweep walks each thread once, in time order, with a stack of open
+// ranges, and places every query whose open ranges match an nvtx rule.
+func (a *attributor) sweep(qs []query, m Method) {
+	if len(qs) == 0 {
+		return
+	}
+	slices.SortFunc(qs, func(x, y query) int {
+		if x.thr != y.thr {
+			return cmpU32(x.thr, y.thr)
+		}
+		return cmpI64(x.t, y.t)
+	})
+	rk := a.rank
+	var stack []frame
+	ri := 0
+	cur := uint32(1<<32 - 1)
+	for _, q := range qs {
+		if q.thr != cur {
+			cur = q.thr
+			stack = stack[:0]
+			for ri < len(a.rng) && a.rthr[ri] < cur {
+				ri++
+			}
+			// Ranges of an earlier thread were passed; a sorted query list
+			// never returns to them.
+		}
+		for ri < len(a.rng) && a.rthr[ri] == cur && rk.Ranges[a.rng[ri]].Start <= q.t {
+			r := &rk.Ranges[a.rng[ri]]
+			for len(stack) > 0 && stack[len(stack)-1].end <= r.Start {
+				stack = stack[:len(stack)-1]
+			}
+			rule := a.ruleOfText(r.Text)
+			if rule < 0 && len(stack) > 0 {
+				rule = stack[len(stack)-1].rule
+			}
+			stack = append(stack, frame{end: r.End, rule: rule})
+			ri++
+		}
+		for len(stack) > 0 && stack[len(stack)-1].end <= q.t {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) == 0 {
+			continue
+		}
+		rule := stack[len(stack)-1].rule
+		if rule < 0 || int(rule) >= len(a.set.Rules) {
+			continue
+		}
+		if !a.unplaced(int(q.w)) {
+			continue
+		}
+		a.out[q.w] = Label{Region: a.set.Rules[rule].Region, Method: m, Rule: rule}
+	}
+}
+
+func cmpU32(x, y uint32) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+func cmpI64(x, y int64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
 }

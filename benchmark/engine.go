@@ -1,0 +1,279 @@
+package benchmark
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/servecmp/servecmp/benchmark/workload"
+)
+
+// Engines are the --engine values other than "auto".
+var Engines = []string{"vllm", "sglang", "trtllm", "tgi", "openai"}
+
+// ValidEngine reports whether name is "auto" or one of Engines.
+func ValidEngine(name string) bool {
+	if name == "auto" {
+		return true
+	}
+	for _, e := range Engines {
+		if e == name {
+			return true
+		}
+	}
+	return false
+}
+
+// EngineInfo is what detection found about the server.
+type EngineInfo struct {
+	Engine     string // one of Engines
+	Version    string
+	Model      string // first model served (GET /v1/models)
+	Root       string // vLLM's model root (checkpoint path), when given
+	DetectedBy string // how Engine was decided, for the manifest
+}
+
+// acceptsFixedLength reports whether the engine takes ignore_eos and
+// min_tokens, the fields that force an exact output length.
+func acceptsFixedLength(engine string) bool {
+	switch engine {
+	case "vllm", "sglang", "trtllm":
+		return true
+	}
+	return false
+}
+
+// acceptsTopK reports whether top_k is a known body field for the engine.
+// Plain OpenAI servers and TGI's OpenAI route do not define it.
+func acceptsTopK(engine string) bool {
+	return acceptsFixedLength(engine)
+}
+
+type streamOptions struct {
+	IncludeUsage         bool `json:"include_usage"`
+	ContinuousUsageStats bool `json:"continuous_usage_stats,omitempty"`
+}
+
+// wireRequest is the request body. Only fields that the chosen engine
+// accepts are set: trtllm-serve rejects unknown fields outright.
+type wireRequest struct {
+	Model         string             `json:"model"`
+	Prompt        any                `json:"prompt,omitempty"`
+	Messages      []workload.Message `json:"messages,omitempty"`
+	MaxTokens     int                `json:"max_tokens"`
+	MinTokens     int                `json:"min_tokens,omitempty"`
+	IgnoreEOS     bool               `json:"ignore_eos,omitempty"`
+	Temperature   *float64           `json:"temperature,omitempty"`
+	TopP          *float64           `json:"top_p,omitempty"`
+	TopK          *int               `json:"top_k,omitempty"`
+	Seed          *int64             `json:"seed,omitempty"`
+	Stream        bool               `json:"stream"`
+	StreamOptions *streamOptions     `json:"stream_options,omitempty"`
+}
+
+// Endpoint paths.
+const (
+	pathCompletions = "/v1/completions"
+	pathChat        = "/v1/chat/completions"
+)
+
+// prepared is a request encoded once, before the run, so that sending it
+// costs no encoding.
+type prepared struct {
+	req  *workload.Request
+	path string
+	body []byte
+}
+
+// buildBody encodes r for engine. It returns warnings (once per kind) via
+// warn when a request asks for something the engine cannot do.
+func buildBody(r *workload.Request, model, engine string, warn func(string)) (prepared, error) {
+	w := wireRequest{
+		Model:       model,
+		MaxTokens:   r.MaxTokens,
+		Temperature: r.Sampling.Temperature,
+		TopP:        r.Sampling.TopP,
+		Seed:        r.Sampling.Seed,
+		Stream:      true,
+	}
+	switch engine {
+	case "vllm", "sglang", "trtllm":
+		// continuous_usage_stats gives a cumulative completion count in
+		// every chunk, which is how multi-token chunks are measured.
+		w.StreamOptions = &streamOptions{IncludeUsage: true, ContinuousUsageStats: true}
+	default:
+		w.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
+	if r.Sampling.TopK != nil {
+		if acceptsTopK(engine) {
+			w.TopK = r.Sampling.TopK
+		} else {
+			warn(fmt.Sprintf("engine %s: top_k is not sent (not an accepted field)", engine))
+		}
+	}
+	if r.FixedLength {
+		if acceptsFixedLength(engine) {
+			w.IgnoreEOS = true
+			w.MinTokens = r.MaxTokens
+		} else {
+			warn(fmt.Sprintf("engine %s: fixed-length requests cannot be forced (no ignore_eos); output lengths may differ from the requested ones", engine))
+		}
+	}
+	p := prepared{req: r}
+	switch {
+	case len(r.Messages) > 0:
+		p.path = pathChat
+		w.Messages = r.Messages
+	case len(r.PromptTokens) > 0:
+		p.path = pathCompletions
+		w.Prompt = r.PromptTokens
+	case r.Prompt != "":
+		p.path = pathCompletions
+		w.Prompt = r.Prompt
+	default:
+		return p, fmt.Errorf("request %q has no prompt, prompt_token_ids or messages", r.ID)
+	}
+	b, err := json.Marshal(&w)
+	if err != nil {
+		return p, fmt.Errorf("request %q: %w", r.ID, err)
+	}
+	p.body = b
+	return p, nil
+}
+
+// getJSON fetches path and decodes a JSON body into v.
+func (c *Client) getJSON(ctx context.Context, path string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
+	if err != nil {
+		return err
+	}
+	c.auth(req)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: HTTP %d", path, resp.StatusCode)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("GET %s: %v", path, err)
+	}
+	return nil
+}
+
+// Detect asks the server who it is. engine "auto" decides the engine from
+// GET /v1/models (owned_by), then /version, /server_info or /info; any
+// other engine name is kept and only the version and model are looked up.
+// An unreachable server is an error; anything else unknown is left empty.
+func (c *Client) Detect(ctx context.Context, engine string) (EngineInfo, error) {
+	info := EngineInfo{Engine: engine}
+	var models struct {
+		Data []struct {
+			ID      string `json:"id"`
+			OwnedBy string `json:"owned_by"`
+			Root    string `json:"root"`
+		} `json:"data"`
+	}
+	var how []string
+	ownedBy := ""
+	if err := c.getJSON(ctx, "/v1/models", &models); err != nil {
+		if isUnreachable(err) {
+			return info, fmt.Errorf("engine at %s is unreachable: %v", c.base, err)
+		}
+		how = append(how, "GET /v1/models failed: "+err.Error())
+	} else if len(models.Data) > 0 {
+		info.Model = models.Data[0].ID
+		info.Root = models.Data[0].Root
+		ownedBy = models.Data[0].OwnedBy
+		how = append(how, "GET /v1/models owned_by="+ownedBy)
+	}
+	var ver struct {
+		Version string `json:"version"`
+	}
+	switch o := strings.ToLower(ownedBy); {
+	case engine != "auto":
+		how = append(how[:0], "given by --engine")
+	case o == "vllm":
+		info.Engine = "vllm"
+	case o == "sglang":
+		info.Engine = "sglang"
+	case strings.Contains(o, "tensorrt") || strings.Contains(o, "trtllm") || strings.Contains(o, "nvidia"):
+		info.Engine = "trtllm"
+	}
+	// Versions: vLLM and trtllm-serve answer /version, SGLang /server_info
+	// (older: /get_server_info), TGI /info.
+	tryVersion := func(path string) bool {
+		ver.Version = ""
+		if c.getJSON(ctx, path, &ver) == nil && ver.Version != "" {
+			info.Version = ver.Version
+			how = append(how, "GET "+path)
+			return true
+		}
+		return false
+	}
+	switch info.Engine {
+	case "vllm", "trtllm":
+		tryVersion("/version")
+	case "sglang":
+		_ = tryVersion("/server_info") || tryVersion("/get_server_info")
+	case "tgi":
+		tryVersion("/info")
+	case "auto":
+		var tgi struct {
+			ModelID string `json:"model_id"`
+			Version string `json:"version"`
+			Router  string `json:"router"`
+		}
+		switch {
+		case c.getJSON(ctx, "/info", &tgi) == nil && tgi.ModelID != "" && tgi.Version != "":
+			info.Engine, info.Version = "tgi", tgi.Version
+			how = append(how, "GET /info (model_id, version)")
+		case tryVersion("/server_info"):
+			info.Engine = "sglang"
+		default:
+			info.Engine = "openai"
+			how = append(how, "no engine-specific endpoint answered: plain OpenAI-compatible")
+		}
+	}
+	info.DetectedBy = strings.Join(how, "; ")
+	return info, nil
+}
+
+// ResetPrefixCache empties the server's prefix cache: vLLM POST
+// /reset_prefix_cache, SGLang POST /flush_cache. Other engines have no
+// such endpoint and get an error that the caller reports as a warning.
+func (c *Client) ResetPrefixCache(ctx context.Context, engine string) error {
+	var path string
+	switch engine {
+	case "vllm":
+		path = "/reset_prefix_cache"
+	case "sglang":
+		path = "/flush_cache"
+	default:
+		return fmt.Errorf("engine %s has no prefix-cache reset endpoint", engine)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(nil))
+	if err != nil {
+		return err
+	}
+	c.auth(req)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("POST %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("POST %s: HTTP %d", path, resp.StatusCode)
+	}
+	return nil
+}

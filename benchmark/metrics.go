@@ -1,0 +1,207 @@
+package benchmark
+
+import (
+	"math"
+	"slices"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// NewDist summarises x (which it sorts in place). See Dist for the
+// definitions; an empty sample gives the zero Dist.
+func NewDist(x []float64) Dist {
+	n := len(x)
+	if n == 0 {
+		return Dist{}
+	}
+	sort.Float64s(x)
+	d := Dist{Count: n, Max: x[n-1]}
+	if n == 1 {
+		d.Mean = x[0]
+	} else {
+		d.Mean, d.Std = stat.MeanStdDev(x, nil)
+	}
+	q := func(p float64) float64 { return stat.Quantile(p, stat.LinInterp, x, nil) }
+	d.P50, d.P90, d.P95, d.P99 = q(0.50), q(0.90), q(0.95), q(0.99)
+	return d
+}
+
+// endS is when a record's request ended, in seconds from t=0 of its step.
+func endS(r *Record) float64 { return r.SentS + r.DoneMs/1000 }
+
+// Summarize computes the summary of one measured run's records. notSent
+// is the number of workload requests never sent; complete says whether the
+// whole workload was sent and drained (so that the completion time is
+// defined).
+func Summarize(recs []Record, notSent int, complete bool) Summary {
+	s := Summary{FailedByClass: map[string]int{}, RequestsNotSent: notSent, TokensPerChunk: []ChunkBin{}}
+	var ttft, tpot, itl, itlTok, e2e, lag []float64
+	bins := map[int]int64{}
+	end := 0.0
+	for i := range recs {
+		r := &recs[i]
+		lag = append(lag, (r.SentS-r.ScheduledS)*1000)
+		if r.CapDelayed {
+			s.CapDelayed++
+		}
+		end = math.Max(end, endS(r))
+		switch {
+		case r.OK:
+			s.RequestsOK++
+		case r.ErrorClass == ClassCancelled:
+			s.RequestsCancelled++
+			continue
+		default:
+			s.RequestsFailed++
+			s.FailedByClass[r.ErrorClass]++
+			continue
+		}
+		s.InputTokens += int64(r.PromptTokens)
+		s.OutputTokens += int64(r.CompletionTokens)
+		if !r.UsageReported {
+			s.UsageMissing++
+		}
+		if r.LengthMismatch {
+			s.LengthMismatches++
+		}
+		e2e = append(e2e, r.E2EMs)
+		if len(r.ChunkTimesMs) > 0 {
+			ttft = append(ttft, r.TTFTMs)
+		}
+		if n := r.CompletionTokens; n > 1 && len(r.ChunkTimesMs) > 0 {
+			tpot = append(tpot, (r.E2EMs-r.TTFTMs)/float64(n-1))
+		}
+		for j, t := range r.ChunkTimesMs {
+			k := r.ChunkTokens[j]
+			bins[k]++
+			if j > 0 {
+				g := t - r.ChunkTimesMs[j-1]
+				itl = append(itl, g)
+				itlTok = append(itlTok, g)
+			}
+			for range k - 1 {
+				itlTok = append(itlTok, 0)
+			}
+		}
+	}
+	s.TTFT, s.TPOT, s.ITL, s.ITLPerToken, s.E2E, s.SendLag =
+		NewDist(ttft), NewDist(tpot), NewDist(itl), NewDist(itlTok), NewDist(e2e), NewDist(lag)
+	s.DurationS = end
+	if end > 0 {
+		s.RequestThroughput = float64(s.RequestsOK) / end
+		s.InputThroughput = float64(s.InputTokens) / end
+		s.OutputThroughput = float64(s.OutputTokens) / end
+	}
+	if complete && notSent == 0 && s.RequestsCancelled == 0 && len(recs) > 0 {
+		ct := end
+		s.CompletionTimeS = &ct
+	}
+	s.Concurrency = concurrency(recs, 0, end)
+	keys := make([]int, 0, len(bins))
+	for k := range bins {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		s.TokensPerChunk = append(s.TokensPerChunk, ChunkBin{Tokens: k, Chunks: bins[k]})
+	}
+	return s
+}
+
+// concurrency is the time-weighted number of requests in flight over
+// [from, to] (a request is in flight from its send to its end) and the
+// peak inside that window.
+func concurrency(recs []Record, from, to float64) Concurrency {
+	type ev struct {
+		t float64
+		d int
+	}
+	evs := make([]ev, 0, 2*len(recs))
+	for i := range recs {
+		evs = append(evs, ev{recs[i].SentS, +1}, ev{endS(&recs[i]), -1})
+	}
+	// Ends sort before starts at the same instant, so back-to-back
+	// requests of one closed-loop slot do not count twice.
+	slices.SortFunc(evs, func(a, b ev) int {
+		if a.t != b.t {
+			if a.t < b.t {
+				return -1
+			}
+			return 1
+		}
+		return a.d - b.d
+	})
+	var c Concurrency
+	cur, area, last := 0, 0.0, from
+	for _, e := range evs {
+		if e.t > to {
+			break
+		}
+		if e.t > from {
+			c.Max = max(c.Max, cur) // in flight at or after from
+			area += float64(cur) * (e.t - last)
+			last = e.t
+		}
+		cur += e.d
+		if e.t >= from {
+			c.Max = max(c.Max, cur)
+		}
+	}
+	if to > from {
+		c.Max = max(c.Max, cur)
+		area += float64(cur) * (to - last)
+		c.Mean = area / (to - from)
+	}
+	return c
+}
+
+// phase computes the counts of one window [from, to] (seconds from t=0).
+// A send at exactly from belongs to the window; ends and chunk arrivals
+// count when from < t ≤ to, except that a window starting at 0 also takes
+// events at 0.
+func phase(recs []Record, from, to float64) Phase {
+	p := Phase{StartS: from, EndS: to, DurationS: math.Max(to-from, 0)}
+	in := func(t float64) bool { return (t > from || (from == 0 && t == 0)) && t <= to }
+	for i := range recs {
+		r := &recs[i]
+		if in(r.SentS) {
+			p.RequestsSent++
+		}
+		if r.ErrorClass != ClassCancelled && in(endS(r)) {
+			p.RequestsCompleted++
+			if r.OK {
+				p.RequestsOK++
+			} else {
+				p.RequestsFailed++
+			}
+		}
+		if !r.OK {
+			continue
+		}
+		for j, t := range r.ChunkTimesMs {
+			if in(r.SentS + t/1000) {
+				p.OutputTokens += int64(r.ChunkTokens[j])
+			}
+		}
+	}
+	if p.DurationS > 0 {
+		p.RequestThroughput = float64(p.RequestsOK) / p.DurationS
+		p.OutputThroughput = float64(p.OutputTokens) / p.DurationS
+	}
+	p.MeanConcurrency = concurrency(recs, from, to).Mean
+	return p
+}
+
+// phases splits a measured run at S, the actual send time of the last
+// request sent: steady = [0, S], the window in which the offered load was
+// held; drain = (S, end of the last request].
+func phases(recs []Record) (steady, drain Phase) {
+	end, lastSend := 0.0, 0.0
+	for i := range recs {
+		end = math.Max(end, endS(&recs[i]))
+		lastSend = math.Max(lastSend, recs[i].SentS)
+	}
+	end = math.Max(end, lastSend)
+	return phase(recs, 0, lastSend), phase(recs, lastSend, end)
+}

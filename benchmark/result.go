@@ -1,0 +1,251 @@
+package benchmark
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Schema names the result file format written by servecmp benchmark.
+const Schema = "servecmp.result/1"
+
+// Result is the whole outcome of one benchmark invocation (result.json).
+// Times are seconds and latencies milliseconds unless a field's name says
+// otherwise; throughputs are per second of the stated window.
+type Result struct {
+	Schema   string       `json:"schema"`
+	Manifest Manifest     `json:"manifest"`
+	Workload WorkloadInfo `json:"workload"`
+	// Load is the load policy of the measured run; with a sweep it is the
+	// last step's.
+	Load LoadPolicy `json:"load"`
+	// Phases splits the measured run into warmup, steady state and drain;
+	// with a sweep they are the last step's.
+	Phases Phases `json:"phases"`
+	// Summary covers every measured request; with a sweep it is the last
+	// step's summary (each step's is in Sweep.Steps).
+	Summary Summary `json:"summary"`
+	// ServerMetrics is the scraped Prometheus series (the JSON encoding of
+	// benchmark/servermetrics's result), or null when none were scraped.
+	ServerMetrics json.RawMessage `json:"server_metrics"`
+	// Sweep is set only for --sweep-concurrency / --sweep-rate runs.
+	Sweep *Sweep `json:"sweep"`
+	// Incomplete is true when the run was interrupted (Ctrl-C, or a step
+	// that could not finish); the figures cover what completed.
+	Incomplete bool     `json:"incomplete"`
+	Warnings   []string `json:"warnings"`
+
+	// StepStarts holds each measured step's t=0 instant (not encoded), so
+	// that a caller can place the run on another clock (server metrics).
+	StepStarts []time.Time `json:"-"`
+}
+
+// Manifest records what was measured and how, so that two results can be
+// checked for comparability. Empty strings mean "not known".
+type Manifest struct {
+	Engine             string `json:"engine"`
+	EngineVersion      string `json:"engine_version"`
+	EngineDetectedFrom string `json:"engine_detected_from,omitempty"`
+	Model              string `json:"model"`
+	CheckpointRevision string `json:"checkpoint_revision"`
+	Tokenizer          string `json:"tokenizer"`
+	ServecmpVersion    string `json:"servecmp_version"`
+	ServecmpCommit     string `json:"servecmp_commit"`
+	ClientHost         string `json:"client_host"`
+	URL                string `json:"url"`
+	Endpoint           string `json:"endpoint"` // completions, chat or mixed
+	LoadPolicy         string `json:"load_policy"`
+	Seed               int64  `json:"seed"`
+	GPUCount           int    `json:"gpu_count"` // 0 = not given
+	GPUType            string `json:"gpu_type"`
+	Topology           string `json:"topology"`
+	MemoryLimit        string `json:"memory_limit"`
+	ComputePrecision   string `json:"compute_precision"`
+	WeightPrecision    string `json:"weight_precision"`
+	KVPrecision        string `json:"kv_precision"`
+	Quantization       string `json:"quantization"`
+	AttentionBackend   string `json:"attention_backend"`
+	GraphMode          string `json:"graph_mode"`
+	CachePolicy        string `json:"cache_policy"`
+	// Extra holds user-given keys that are not one of the fields above.
+	Extra map[string]string `json:"extra,omitempty"`
+}
+
+// WorkloadInfo identifies the request population.
+type WorkloadInfo struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Count  int    `json:"count"`
+}
+
+// LoadPolicy is the offered load of one measured run.
+type LoadPolicy struct {
+	// Mode is "concurrency" (closed loop), "rate" (open loop) or "trace"
+	// (every request carries its own arrival offset).
+	Mode             string  `json:"mode"`
+	Concurrency      int     `json:"concurrency,omitempty"`
+	Rate             float64 `json:"rate,omitempty"` // requests/s
+	Arrival          string  `json:"arrival,omitempty"`
+	Burstiness       float64 `json:"burstiness,omitempty"`
+	MaxConcurrency   int     `json:"max_concurrency,omitempty"` // 0 = no cap
+	Seed             int64   `json:"seed"`
+	Warmup           int     `json:"warmup"`
+	DurationS        float64 `json:"duration_s,omitempty"` // 0 = whole workload
+	Drain            string  `json:"drain"`
+	DrainTimeoutS    float64 `json:"drain_timeout_s"` // 0 = no limit
+	RequestTimeoutS  float64 `json:"request_timeout_s"`
+	ResetPrefixCache bool    `json:"reset_prefix_cache"`
+	Requests         int     `json:"requests"` // measured requests offered
+}
+
+// Phases are the measured run's time windows. Times are seconds from the
+// start of the measured phase (t=0 is the first measured request's
+// scheduled send time).
+type Phases struct {
+	// Warmup covers the warmup requests (before t=0); its window is given
+	// relative to its own start.
+	Warmup Phase `json:"warmup"`
+	// Steady is [first measured send, last scheduled send]: the window in
+	// which the offered load was held.
+	Steady Phase `json:"steady"`
+	// Drain is (last scheduled send, last request finished].
+	Drain Phase `json:"drain"`
+}
+
+// Phase is one time window. Counts are of events inside the window:
+// sends, completions (successful or not) and output tokens by chunk arrival
+// time. Throughputs divide by DurationS (0 when the window is empty).
+type Phase struct {
+	StartS            float64 `json:"start_s"`
+	EndS              float64 `json:"end_s"`
+	DurationS         float64 `json:"duration_s"`
+	RequestsSent      int     `json:"requests_sent"`
+	RequestsCompleted int     `json:"requests_completed"`
+	RequestsOK        int     `json:"requests_ok"`
+	RequestsFailed    int     `json:"requests_failed"`
+	OutputTokens      int64   `json:"output_tokens"`
+	RequestThroughput float64 `json:"request_throughput"` // completed ok requests/s
+	OutputThroughput  float64 `json:"output_throughput"`  // output tokens/s
+	MeanConcurrency   float64 `json:"mean_concurrency"`
+}
+
+// Dist summarises a sample: mean, sample standard deviation (n−1; 0 when
+// Count < 2), percentiles and maximum. When Count is 0 every field is 0.
+// Percentiles are gonum stat.Quantile with stat.LinInterp on the sorted
+// sample: for p and n values, h = p·n and the result is
+// x[⌊h⌋] + (h−⌊h⌋)(x[⌊h⌋+1] − x[⌊h⌋]) with 1-based x, and x[1] for h ≤ 1
+// (Hyndman–Fan type 4).
+type Dist struct {
+	Mean  float64 `json:"mean"`
+	Std   float64 `json:"std"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	Max   float64 `json:"max"`
+	Count int     `json:"count"`
+}
+
+// ChunkBin is one bar of the tokens-per-chunk histogram.
+type ChunkBin struct {
+	Tokens int   `json:"tokens"`
+	Chunks int64 `json:"chunks"`
+}
+
+// Concurrency is the time-weighted number of requests in flight over the
+// measured run (from t=0 to the last request's end).
+type Concurrency struct {
+	Mean float64 `json:"mean"`
+	Max  int     `json:"max"`
+}
+
+// Summary is the measured run's headline figures. Latencies and token
+// counts use successful requests only; failed and cancelled requests are
+// counted, never averaged in.
+type Summary struct {
+	RequestsOK        int            `json:"requests_ok"`
+	RequestsFailed    int            `json:"requests_failed"`
+	RequestsCancelled int            `json:"requests_cancelled"` // stopped by the drain rule or Ctrl-C
+	RequestsNotSent   int            `json:"requests_not_sent"`  // left unsent (duration or interrupt)
+	FailedByClass     map[string]int `json:"failed_by_class"`
+	InputTokens       int64          `json:"input_tokens"`
+	OutputTokens      int64          `json:"output_tokens"`
+	// UsageMissing counts ok requests whose server sent no usage; their
+	// token counts come from the chunks.
+	UsageMissing int `json:"usage_missing"`
+	// DurationS runs from t=0 to the end of the last request (drain
+	// included); the throughputs below divide by it.
+	DurationS         float64 `json:"duration_s"`
+	RequestThroughput float64 `json:"request_throughput"` // ok requests/s
+	InputThroughput   float64 `json:"input_throughput"`   // input tokens/s
+	OutputThroughput  float64 `json:"output_throughput"`  // output tokens/s
+	// CompletionTimeS is the fixed-workload completion time (t=0 until the
+	// last request ends); null when not every request was sent and finished
+	// (duration mode, cancel drain, interrupt).
+	CompletionTimeS *float64 `json:"completion_time_s"`
+
+	TTFT           Dist        `json:"ttft_ms"`
+	TPOT           Dist        `json:"tpot_ms"`
+	ITL            Dist        `json:"itl_ms"`           // gaps between consecutive content chunks
+	ITLPerToken    Dist        `json:"itl_per_token_ms"` // chunk gap then k−1 zeros for a k-token chunk
+	E2E            Dist        `json:"e2e_ms"`
+	SendLag        Dist        `json:"send_lag_ms"` // actual − scheduled send, every sent request
+	CapDelayed     int         `json:"cap_delayed"` // requests that waited for a --max-concurrency slot
+	Concurrency    Concurrency `json:"concurrency"`
+	TokensPerChunk []ChunkBin  `json:"tokens_per_chunk"`
+	// LengthMismatches counts ok fixed-length requests whose
+	// completion_tokens differ from the requested length.
+	LengthMismatches int `json:"length_mismatches"`
+}
+
+// Sweep is a series of measured runs over offered concurrency or rate.
+type Sweep struct {
+	Kind      string    `json:"kind"` // "concurrency" or "rate"
+	Values    []float64 `json:"values"`
+	Threshold float64   `json:"threshold"`
+	// SaturationAt is the value of the first step after which no later
+	// step improves output throughput by more than Threshold (relative);
+	// null when every step is still improving.
+	SaturationAt *float64    `json:"saturation_at"`
+	Saturated    bool        `json:"saturated"`
+	Steps        []SweepStep `json:"steps"`
+}
+
+// SweepStep is one sweep value's run.
+type SweepStep struct {
+	Value    float64    `json:"value"`
+	Load     LoadPolicy `json:"load"`
+	Phases   Phases     `json:"phases"`
+	Summary  Summary    `json:"summary"`
+	Warnings []string   `json:"warnings,omitempty"`
+}
+
+// Record is one request's raw measurement (one line of records.jsonl).
+// Send times are seconds from t=0 of the request's step; chunk times and
+// latencies are milliseconds from the request's actual send.
+type Record struct {
+	ID         string  `json:"id"`
+	Step       int     `json:"step"`
+	OK         bool    `json:"ok"`
+	ErrorClass string  `json:"error_class,omitempty"`
+	Error      string  `json:"error,omitempty"`
+	ScheduledS float64 `json:"scheduled_s"`
+	SentS      float64 `json:"sent_s"`
+	CapDelayed bool    `json:"cap_delayed,omitempty"`
+	// TTFTMs is the first content chunk's arrival; 0 when none arrived.
+	TTFTMs float64 `json:"ttft_ms"`
+	// E2EMs is the last content chunk's arrival (the time of failure for a
+	// failed request); DoneMs is when the stream ended ([DONE] or close).
+	E2EMs        float64   `json:"e2e_ms"`
+	DoneMs       float64   `json:"done_ms"`
+	ChunkTimesMs []float64 `json:"chunk_times_ms"`
+	ChunkTokens  []int     `json:"chunk_tokens"`
+	PromptTokens int       `json:"prompt_tokens"`
+	// CompletionTokens is usage.completion_tokens when UsageReported, else
+	// the sum of ChunkTokens.
+	CompletionTokens int    `json:"completion_tokens"`
+	UsageReported    bool   `json:"usage_reported"`
+	FinishReason     string `json:"finish_reason"`
+	FixedLength      bool   `json:"fixed_length,omitempty"`
+	RequestedTokens  int    `json:"requested_tokens"`
+	LengthMismatch   bool   `json:"length_mismatch,omitempty"`
+}

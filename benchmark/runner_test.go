@@ -1,0 +1,153 @@
+package benchmark
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func runCfg(t *testing.T, f *fake, load LoadPolicy, n, out int) (*Result, []Record) {
+	t.Helper()
+	s := f.server(t)
+	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 16})
+	t.Cleanup(c.Close)
+	var mu sync.Mutex
+	var recs []Record
+	res, err := Run(context.Background(), Config{
+		Client: c, Engine: "vllm", Model: "m", Workload: testWorkload(n, out, true), Load: load,
+		OnRecord: func(r *Record) error { mu.Lock(); recs = append(recs, *r); mu.Unlock(); return nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, recs
+}
+
+func TestRunClosedLoop(t *testing.T) {
+	f := &fake{delay: time.Millisecond}
+	res, recs := runCfg(t, f, LoadPolicy{Mode: ModeConcurrency, Concurrency: 4, Warmup: 3, ResetPrefixCache: true}, 20, 5)
+	s := res.Summary
+	if s.RequestsOK != 20 || s.OutputTokens != 100 || s.InputTokens != 100 || len(recs) != 20 {
+		t.Fatalf("summary %+v, %d records", s, len(recs))
+	}
+	if s.Concurrency.Max > 4 || s.Concurrency.Max < 2 || s.CompletionTimeS == nil || res.Incomplete {
+		t.Fatalf("concurrency %+v completion %v", s.Concurrency, s.CompletionTimeS)
+	}
+	warm := 0
+	for _, id := range f.seen {
+		if strings.HasSuffix(id, "-warmup") {
+			warm++
+		}
+	}
+	if warm != 3 || len(f.seen) != 23 {
+		t.Fatalf("server saw %d requests, %d warmup", len(f.seen), warm)
+	}
+	for _, r := range recs {
+		if strings.HasSuffix(r.ID, "-warmup") {
+			t.Fatal("warmup request recorded")
+		}
+	}
+	if res.Phases.Warmup.RequestsSent != 3 || res.Phases.Steady.RequestsSent+res.Phases.Drain.RequestsSent != 20 {
+		t.Fatalf("phases %+v", res.Phases)
+	}
+	if res.Phases.Steady.DurationS <= 0 || res.Phases.Drain.EndS < res.Phases.Steady.EndS {
+		t.Fatalf("phases %+v", res.Phases)
+	}
+}
+
+func TestRunOpenLoopCap(t *testing.T) {
+	// 20 req/s constant, but each request takes ≥ 100 ms and only one may
+	// be in flight: most requests wait for the cap, and the lag shows it.
+	f := &fake{delay: 50 * time.Millisecond}
+	res, recs := runCfg(t, f, LoadPolicy{Mode: ModeRate, Rate: 20, Arrival: ArrivalConstant, MaxConcurrency: 1}, 5, 2)
+	s := res.Summary
+	if s.RequestsOK != 5 || s.CapDelayed < 3 || s.SendLag.Max < 150 || s.Concurrency.Max != 1 {
+		t.Fatalf("ok %d cap %d lag %+v conc %+v", s.RequestsOK, s.CapDelayed, s.SendLag, s.Concurrency)
+	}
+	for _, r := range recs {
+		if r.SentS < r.ScheduledS {
+			t.Fatalf("sent before schedule: %+v", r)
+		}
+	}
+}
+
+func TestRunDurationAndCancelDrain(t *testing.T) {
+	f := &fake{delay: 20 * time.Millisecond}
+	res, _ := runCfg(t, f, LoadPolicy{Mode: ModeRate, Rate: 50, Arrival: ArrivalConstant, DurationS: 0.1, Drain: DrainCancel}, 50, 20)
+	s := res.Summary
+	if s.RequestsNotSent < 40 || s.RequestsCancelled == 0 || s.CompletionTimeS != nil {
+		t.Fatalf("not sent %d cancelled %d completion %v", s.RequestsNotSent, s.RequestsCancelled, s.CompletionTimeS)
+	}
+	if s.RequestsFailed != 0 || s.RequestsOK+s.RequestsCancelled+s.RequestsNotSent != 50 {
+		t.Fatalf("%+v", s)
+	}
+}
+
+func TestRunDrainTimeout(t *testing.T) {
+	f := &fake{delay: 30 * time.Millisecond}
+	res, _ := runCfg(t, f, LoadPolicy{Mode: ModeConcurrency, Concurrency: 2, Drain: DrainWait, DrainTimeoutS: 0.05}, 2, 50)
+	if res.Summary.RequestsCancelled != 2 {
+		t.Fatalf("%+v", res.Summary)
+	}
+}
+
+func TestRunInterrupt(t *testing.T) {
+	f := &fake{delay: 10 * time.Millisecond}
+	s := f.server(t)
+	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 4})
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	res, err := Run(ctx, Config{Client: c, Engine: "vllm", Model: "m", Workload: testWorkload(100, 5, false),
+		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Incomplete || res.Summary.RequestsNotSent == 0 || res.Summary.RequestsOK == 0 || res.Summary.CompletionTimeS != nil {
+		t.Fatalf("incomplete %v summary %+v", res.Incomplete, res.Summary)
+	}
+}
+
+func TestRunSweep(t *testing.T) {
+	f := &fake{delay: 2 * time.Millisecond}
+	s := f.server(t)
+	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 8})
+	defer c.Close()
+	var steps []int
+	res, err := Run(context.Background(), Config{Client: c, Engine: "vllm", Model: "m", Workload: testWorkload(8, 3, false),
+		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 1}, SweepKind: ModeConcurrency, SweepValues: []float64{1, 4},
+		SaturationThreshold: 0.05, OnRecord: func(r *Record) error { steps = append(steps, r.Step); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Sweep == nil || len(res.Sweep.Steps) != 2 || res.Load.Concurrency != 4 || len(steps) != 16 {
+		t.Fatalf("%+v", res.Sweep)
+	}
+	if res.Sweep.Steps[0].Load.Concurrency != 1 || res.Sweep.Steps[1].Summary.RequestsOK != 8 {
+		t.Fatalf("%+v", res.Sweep.Steps)
+	}
+	found := false
+	for _, w := range res.Warnings {
+		found = found || strings.Contains(w, "fewer than 4 × concurrency")
+	}
+	if !found {
+		t.Fatalf("no small-step warning: %q", res.Warnings)
+	}
+}
+
+func TestLoadValidate(t *testing.T) {
+	for _, l := range []LoadPolicy{
+		{Mode: ModeConcurrency},
+		{Mode: ModeRate},
+		{Mode: ModeRate, Rate: 1, Arrival: "burst"},
+		{Mode: ModeRate, Rate: 1, Arrival: ArrivalGamma},
+		{Mode: ModeConcurrency, Concurrency: 1, Drain: "never"},
+		{Mode: "x"},
+	} {
+		if err := l.Validate(); err == nil {
+			t.Errorf("accepted %+v", l)
+		}
+	}
+}

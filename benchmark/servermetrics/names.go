@@ -1,0 +1,112 @@
+package servermetrics
+
+// Kind tells how a metric's samples are summarised over the window.
+type Kind string
+
+const (
+	// Gauge: peak and mean of the samples inside the window.
+	Gauge Kind = "gauge"
+	// Counter: peak (the largest cumulative value seen) and the increase
+	// within the window, with counter resets handled.
+	Counter Kind = "counter"
+)
+
+// How one metric is combined over its label sets (engine ranks, models,
+// cache sources...).
+type combine int
+
+const (
+	sumLabels combine = iota // counts and counters: add the label sets
+	maxLabels                // fractions: the fullest label set (rank) wins
+)
+
+// source is one engine's name for a canonical metric.
+type source struct {
+	name  string  // family name as exposed, e.g. "vllm:kv_cache_usage_perc"
+	scale float64 // multiply the exposed value by this (0 means 1)
+}
+
+// Spec is one canonical metric and the engine names that feed it, in
+// priority order: the first family present in a scrape is used.
+type spec struct {
+	Name    string
+	Kind    Kind
+	Unit    string
+	combine combine
+	sources []source
+}
+
+const mib = 1 << 20
+
+// specs lists every canonical metric the scraper records. Counter names
+// are listed with their "_total" sample name, which is the family name the
+// Python and Go clients write in the text format; the name without the
+// suffix is tried as well (see lookup).
+var specs = []spec{
+	{Name: "kv_cache_usage", Kind: Gauge, Unit: "fraction", combine: maxLabels, sources: []source{
+		{name: "vllm:kv_cache_usage_perc"},
+		{name: "vllm:gpu_cache_usage_perc"},
+		{name: "sglang:token_usage"},
+		{name: "trtllm_kv_cache_utilization"},
+		{name: "trtllm:kv_cache_utilization"},
+	}},
+	{Name: "requests_running", Kind: Gauge, Unit: "requests", combine: sumLabels, sources: []source{
+		{name: "vllm:num_requests_running"},
+		{name: "sglang:num_running_reqs"},
+		{name: "tgi_batch_current_size"},
+	}},
+	{Name: "requests_waiting", Kind: Gauge, Unit: "requests", combine: sumLabels, sources: []source{
+		{name: "vllm:num_requests_waiting"},
+		{name: "sglang:num_queue_reqs"},
+		{name: "tgi_queue_size"},
+	}},
+	{Name: "preemptions", Kind: Counter, Unit: "preemptions", combine: sumLabels, sources: []source{
+		{name: "vllm:num_preemptions_total"},
+		{name: "sglang:num_retracted_requests_total"},
+		{name: "sglang:num_retracted_reqs_total"},
+	}},
+	{Name: "prefix_cache_hits", Kind: Counter, Unit: "tokens", combine: sumLabels, sources: []source{
+		{name: "vllm:prefix_cache_hits_total"},
+		{name: "vllm:gpu_prefix_cache_hits_total"},
+		{name: "sglang:cached_tokens_total"},
+	}},
+	{Name: "prefix_cache_queries", Kind: Counter, Unit: "tokens", combine: sumLabels, sources: []source{
+		{name: "vllm:prefix_cache_queries_total"},
+		{name: "vllm:gpu_prefix_cache_queries_total"},
+	}},
+	{Name: "prefix_cache_hit_rate", Kind: Gauge, Unit: "fraction", combine: maxLabels, sources: []source{
+		{name: "sglang:cache_hit_rate"},
+	}},
+	{Name: "prompt_tokens", Kind: Counter, Unit: "tokens", combine: sumLabels, sources: []source{
+		{name: "vllm:prompt_tokens_total"},
+		{name: "sglang:prompt_tokens_total"},
+		{name: "tgi_request_input_length"}, // histogram: its _sum
+	}},
+	{Name: "generation_tokens", Kind: Counter, Unit: "tokens", combine: sumLabels, sources: []source{
+		{name: "vllm:generation_tokens_total"},
+		{name: "sglang:generation_tokens_total"},
+		{name: "tgi_request_generated_tokens"}, // histogram: its _sum
+	}},
+	{Name: "gpu_memory_used", Kind: Gauge, Unit: "bytes", combine: sumLabels, sources: []source{
+		{name: "DCGM_FI_DEV_FB_USED", scale: mib}, // dcgm-exporter, MiB per GPU
+	}},
+}
+
+// engineOf names the engine a family belongs to, from its prefix.
+func engineOf(family string) string {
+	switch {
+	case hasPrefix(family, "vllm:"):
+		return "vllm"
+	case hasPrefix(family, "sglang:"):
+		return "sglang"
+	case hasPrefix(family, "tgi_"):
+		return "tgi"
+	case hasPrefix(family, "trtllm"):
+		return "trtllm"
+	case hasPrefix(family, "DCGM_"):
+		return "dcgm"
+	}
+	return ""
+}
+
+func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }

@@ -1,0 +1,347 @@
+package servermetrics
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+)
+
+// DefaultInterval is the polling period when NewScraper is given zero.
+const DefaultInterval = 500 * time.Millisecond
+
+// maxBody bounds one /metrics page.
+const maxBody = 64 << 20
+
+// Sample is one point of a series: [seconds from run start, value]. It
+// encodes as a two-element JSON array.
+type Sample [2]float64
+
+// Metric is one canonical metric's series and its summary over the
+// measurement window.
+type Metric struct {
+	Name         string `json:"name"`
+	EngineMetric string `json:"engine_metric"`
+	Kind         Kind   `json:"kind"`
+	Unit         string `json:"unit"`
+	// WindowSamples counts samples with WindowStartS <= t <= WindowEndS.
+	WindowSamples int `json:"window_samples"`
+	// Peak is the largest sample inside the window (for a counter, its
+	// cumulative value at the end); nil when the window holds no sample.
+	Peak *float64 `json:"peak"`
+	// Mean is the plain mean of the gauge's samples inside the window
+	// (samples are evenly spaced in time). Gauges only.
+	Mean *float64 `json:"mean,omitempty"`
+	// Increase is how much a counter grew inside the window: from the last
+	// sample at or before the window start (or the first sample inside it
+	// when there is none) to the last sample inside it; a drop is taken as
+	// a counter reset. Counters only.
+	Increase *float64 `json:"increase,omitempty"`
+	// RatePerS is Increase divided by the time between those two samples.
+	RatePerS *float64 `json:"rate_per_s,omitempty"`
+	// Samples is the whole series, warmup and drain included.
+	Samples []Sample `json:"samples"`
+}
+
+// Result is what a scraper recorded, summarised over one window.
+type Result struct {
+	URL          string  `json:"url"`
+	Engine       string  `json:"engine,omitempty"`
+	IntervalS    float64 `json:"interval_s"`
+	WindowStartS float64 `json:"window_start_s"`
+	WindowEndS   float64 `json:"window_end_s"`
+	Scrapes      int     `json:"scrapes"`       // successful scrapes
+	ScrapeErrors int     `json:"scrape_errors"` // failed scrapes
+	// PrefixCacheHitRate is prefix_cache_hits.increase /
+	// prefix_cache_queries.increase over the window, when both counters
+	// are exposed and queries grew.
+	PrefixCacheHitRate *float64 `json:"prefix_cache_hit_rate,omitempty"`
+	Metrics            []Metric `json:"metrics"`
+	Warnings           []string `json:"warnings,omitempty"`
+}
+
+type series struct {
+	engineMetric string
+	kind         Kind
+	unit         string
+	samples      []Sample
+}
+
+// Scraper polls one /metrics URL. Create it with NewScraper, optionally
+// call SetStart, run Run in a goroutine, cancel its context to stop it and
+// then call Result. Result may also be called while Run is going.
+type Scraper struct {
+	url    string
+	every  time.Duration
+	client *http.Client
+
+	mu       sync.Mutex
+	start    time.Time
+	series   map[string]*series
+	scrapes  int
+	errors   int
+	firstErr string
+	notFound string // set when the endpoint answered 404/405/501
+	families int
+	renamed  []string
+}
+
+// NewScraper returns a scraper for url polling every interval
+// (DefaultInterval when zero or negative). c nil means a client with a
+// 5 s timeout.
+func NewScraper(url string, every time.Duration, c *http.Client) *Scraper {
+	if every <= 0 {
+		every = DefaultInterval
+	}
+	if c == nil {
+		c = &http.Client{Timeout: 5 * time.Second}
+	}
+	return &Scraper{url: url, every: every, client: c, series: map[string]*series{}}
+}
+
+// SetStart sets the instant sample times are measured from. Call it
+// before Run; without it the start is the moment Run begins.
+func (s *Scraper) SetStart(t time.Time) {
+	s.mu.Lock()
+	s.start = t
+	s.mu.Unlock()
+}
+
+// Run scrapes at once and then every interval until ctx is done, then
+// scrapes a last time (bounded by two seconds) so the end of the run is
+// covered, and returns. It stops polling early, with a warning, when the
+// endpoint does not exist (HTTP 404, 405 or 501).
+func (s *Scraper) Run(ctx context.Context) {
+	s.mu.Lock()
+	if s.start.IsZero() {
+		s.start = time.Now()
+	}
+	s.mu.Unlock()
+	t := time.NewTicker(s.every)
+	defer t.Stop()
+	for {
+		if !s.scrape(ctx) {
+			<-ctx.Done()
+			return
+		}
+		select {
+		case <-ctx.Done():
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			s.scrape(fctx)
+			cancel()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// scrape fetches and records one page. It returns false when the endpoint
+// is missing and polling should stop.
+func (s *Scraper) scrape(ctx context.Context) bool {
+	t0 := time.Now()
+	snap, status, err := fetch(ctx, s.client, s.url)
+	t1 := time.Now()
+	if ctx.Err() != nil && err != nil {
+		return true // cancelled mid-request: not the server's fault
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.errors++
+		if s.firstErr == "" {
+			s.firstErr = err.Error()
+		}
+		if status == http.StatusNotFound || status == http.StatusMethodNotAllowed || status == http.StatusNotImplemented {
+			s.notFound = err.Error()
+			return false
+		}
+		return true
+	}
+	s.scrapes++
+	s.families = snap.Families
+	at := t0.Add(t1.Sub(t0) / 2).Sub(s.start).Seconds()
+	for _, r := range snap.Readings {
+		sr, ok := s.series[r.Name]
+		if !ok {
+			sr = &series{engineMetric: r.EngineMetric, kind: r.Kind, unit: r.Unit}
+			s.series[r.Name] = sr
+		} else if sr.engineMetric != r.EngineMetric {
+			s.renamed = append(s.renamed, fmt.Sprintf("%s: source changed from %s to %s at t=%.3fs", r.Name, sr.engineMetric, r.EngineMetric, at))
+			sr.engineMetric = r.EngineMetric
+		}
+		sr.samples = append(sr.samples, Sample{at, r.Value})
+	}
+	return true
+}
+
+// Scrape fetches and parses one page from url.
+func Scrape(ctx context.Context, c *http.Client, url string) (Snapshot, error) {
+	snap, _, err := fetch(ctx, c, url)
+	return snap, err
+}
+
+func fetch(ctx context.Context, c *http.Client, url string) (Snapshot, int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return Snapshot{}, 0, err
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1")
+	resp, err := c.Do(req)
+	if err != nil {
+		return Snapshot{}, 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		return Snapshot{}, resp.StatusCode, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	snap, err := Parse(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return Snapshot{}, resp.StatusCode, fmt.Errorf("GET %s: %w", url, err)
+	}
+	return snap, resp.StatusCode, nil
+}
+
+// Result summarises the samples recorded so far over the window
+// [windowStart, windowEnd] (seconds from the run start; math.Inf(1) as
+// the end means "to the last sample").
+func (s *Scraper) Result(windowStart, windowEnd float64) *Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res := &Result{
+		URL:          s.url,
+		IntervalS:    s.every.Seconds(),
+		WindowStartS: windowStart,
+		WindowEndS:   windowEnd,
+		Scrapes:      s.scrapes,
+		ScrapeErrors: s.errors,
+		Metrics:      []Metric{},
+	}
+	lastT := math.Inf(-1)
+	for i := range specs {
+		sr, ok := s.series[specs[i].Name]
+		if !ok {
+			continue
+		}
+		m := summarise(specs[i].Name, sr, windowStart, windowEnd)
+		res.Metrics = append(res.Metrics, m)
+		if n := len(sr.samples); n > 0 {
+			lastT = math.Max(lastT, sr.samples[n-1][0])
+		}
+	}
+	if math.IsInf(windowEnd, 1) {
+		res.WindowEndS = math.Max(lastT, windowStart)
+		if math.IsInf(lastT, -1) {
+			res.WindowEndS = windowStart
+		}
+	}
+	var engines []string
+	for _, m := range res.Metrics {
+		if e := engineOf(m.EngineMetric); e != "" && !contains(engines, e) {
+			engines = append(engines, e)
+		}
+	}
+	sort.Strings(engines)
+	for i, e := range engines {
+		if i > 0 {
+			res.Engine += "+"
+		}
+		res.Engine += e
+	}
+	var hits, queries *float64
+	for _, m := range res.Metrics {
+		switch m.Name {
+		case "prefix_cache_hits":
+			hits = m.Increase
+		case "prefix_cache_queries":
+			queries = m.Increase
+		}
+	}
+	if hits != nil && queries != nil && *queries > 0 {
+		r := *hits / *queries
+		res.PrefixCacheHitRate = &r
+	}
+	res.Warnings = s.warnings(res)
+	return res
+}
+
+func (s *Scraper) warnings(res *Result) []string {
+	var w []string
+	switch {
+	case s.notFound != "":
+		w = append(w, fmt.Sprintf("server metrics: endpoint missing (%s); none recorded", s.notFound))
+	case s.scrapes == 0 && s.errors > 0:
+		w = append(w, fmt.Sprintf("server metrics: all %d scrapes failed; first error: %s", s.errors, s.firstErr))
+	case s.errors > 0:
+		w = append(w, fmt.Sprintf("server metrics: %d of %d scrapes failed; first error: %s", s.errors, s.errors+s.scrapes, s.firstErr))
+	}
+	if s.scrapes > 0 && len(s.series) == 0 {
+		w = append(w, fmt.Sprintf("server metrics: %s exposes %d metric families, none of them a known vLLM, SGLang, TGI, TensorRT-LLM or DCGM name", s.url, s.families))
+	}
+	if s.scrapes > 0 && len(s.series) > 0 {
+		inWindow := 0
+		for _, m := range res.Metrics {
+			inWindow = max(inWindow, m.WindowSamples)
+		}
+		if inWindow < 2 {
+			w = append(w, fmt.Sprintf("server metrics: only %d sample(s) inside the measurement window; peaks and means are unreliable", inWindow))
+		}
+	}
+	w = append(w, s.renamed...)
+	return w
+}
+
+func summarise(name string, sr *series, lo, hi float64) Metric {
+	m := Metric{
+		Name:         name,
+		EngineMetric: sr.engineMetric,
+		Kind:         sr.kind,
+		Unit:         sr.unit,
+		Samples:      append([]Sample(nil), sr.samples...),
+	}
+	first, last := -1, -1 // indexes of the window's first and last samples
+	peak, sum := math.Inf(-1), 0.0
+	for i, p := range sr.samples {
+		if p[0] < lo || p[0] > hi {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		last = i
+		m.WindowSamples++
+		peak = math.Max(peak, p[1])
+		sum += p[1]
+	}
+	if m.WindowSamples == 0 {
+		return m
+	}
+	m.Peak = &peak
+	if sr.kind == Gauge {
+		mean := sum / float64(m.WindowSamples)
+		m.Mean = &mean
+		return m
+	}
+	base := first
+	if first > 0 && sr.samples[first][0] > lo {
+		base = first - 1 // the last sample at or before the window start
+	}
+	inc := 0.0
+	for i := base + 1; i <= last; i++ {
+		d := sr.samples[i][1] - sr.samples[i-1][1]
+		if d < 0 { // reset: the counter restarted from zero
+			d = sr.samples[i][1]
+		}
+		inc += d
+	}
+	m.Increase = &inc
+	if dt := sr.samples[last][0] - sr.samples[base][0]; dt > 0 {
+		r := inc / dt
+		m.RatePerS = &r
+	}
+	return m
+}

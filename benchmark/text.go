@@ -1,0 +1,81 @@
+package benchmark
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText writes a human summary of r to w.
+func WriteText(w io.Writer, r *Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	m := r.Manifest
+	fmt.Fprintf(tw, "engine\t%s %s\n", m.Engine, m.EngineVersion)
+	fmt.Fprintf(tw, "model\t%s\n", m.Model)
+	fmt.Fprintf(tw, "workload\t%s (%d requests, sha256 %.12s)\n", r.Workload.Path, r.Workload.Count, r.Workload.SHA256)
+	fmt.Fprintf(tw, "load\t%s\n", m.LoadPolicy)
+	if r.Incomplete {
+		fmt.Fprintf(tw, "status\tINCOMPLETE (interrupted)\n")
+	}
+	if r.Sweep != nil {
+		fmt.Fprintf(tw, "\nsweep (%s)\trequests ok/failed\toutput tok/s\treq/s\tTTFT p50 ms\tTPOT p50 ms\n", r.Sweep.Kind)
+		for _, s := range r.Sweep.Steps {
+			fmt.Fprintf(tw, "%g\t%d/%d\t%.1f\t%.2f\t%.1f\t%.2f\n", s.Value, s.Summary.RequestsOK, s.Summary.RequestsFailed,
+				s.Summary.OutputThroughput, s.Summary.RequestThroughput, s.Summary.TTFT.P50, s.Summary.TPOT.P50)
+		}
+		if r.Sweep.SaturationAt != nil {
+			fmt.Fprintf(tw, "saturation at\t%g\n", *r.Sweep.SaturationAt)
+		} else {
+			fmt.Fprintf(tw, "saturation\tnot reached\n")
+		}
+		fmt.Fprintf(tw, "\nlast step:\n")
+	}
+	s := r.Summary
+	fmt.Fprintf(tw, "\nrequests\t%d ok, %d failed, %d cancelled, %d not sent\n", s.RequestsOK, s.RequestsFailed, s.RequestsCancelled, s.RequestsNotSent)
+	if len(s.FailedByClass) > 0 {
+		var parts []string
+		for _, k := range sortedKeys(s.FailedByClass) {
+			parts = append(parts, fmt.Sprintf("%s=%d", k, s.FailedByClass[k]))
+		}
+		fmt.Fprintf(tw, "failed by class\t%s\n", strings.Join(parts, " "))
+	}
+	fmt.Fprintf(tw, "tokens\t%d input, %d output\n", s.InputTokens, s.OutputTokens)
+	fmt.Fprintf(tw, "duration\t%.3f s\n", s.DurationS)
+	if s.CompletionTimeS != nil {
+		fmt.Fprintf(tw, "completion time\t%.3f s\n", *s.CompletionTimeS)
+	}
+	fmt.Fprintf(tw, "throughput\t%.3f req/s, %.1f input tok/s, %.1f output tok/s\n", s.RequestThroughput, s.InputThroughput, s.OutputThroughput)
+	st := r.Phases.Steady
+	fmt.Fprintf(tw, "steady state\t%.3f s, %.1f output tok/s, mean concurrency %.2f\n", st.DurationS, st.OutputThroughput, st.MeanConcurrency)
+	fmt.Fprintf(tw, "drain\t%.3f s\n", r.Phases.Drain.DurationS)
+	fmt.Fprintf(tw, "concurrency\tmean %.2f, max %d\n", s.Concurrency.Mean, s.Concurrency.Max)
+	fmt.Fprintf(tw, "\nms\tmean\tstd\tp50\tp90\tp95\tp99\tmax\tcount\n")
+	for _, d := range []struct {
+		name string
+		d    Dist
+	}{{"ttft", s.TTFT}, {"tpot", s.TPOT}, {"itl (per chunk)", s.ITL}, {"itl (per token)", s.ITLPerToken}, {"e2e", s.E2E}, {"send lag", s.SendLag}} {
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\n", d.name, d.d.Mean, d.d.Std, d.d.P50, d.d.P90, d.d.P95, d.d.P99, d.d.Max, d.d.Count)
+	}
+	if s.CapDelayed > 0 {
+		fmt.Fprintf(tw, "cap delayed\t%d requests waited for a --max-concurrency slot\n", s.CapDelayed)
+	}
+	if s.LengthMismatches > 0 {
+		fmt.Fprintf(tw, "length mismatches\t%d\n", s.LengthMismatches)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "warnings: %d (see result file and stderr)\n", len(r.Warnings))
+	return err
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,75 @@
+package classify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/servecmp/servecmp/event"
+)
+
+// Hints returns, for a rank whose labels leave work Unmapped, the capture
+// options that would let context attribution place it, one line each,
+// most useful first. It returns nil when nothing is unmapped.
+func Hints(rank *event.Rank, labels []Label) []string {
+	var unmapped, total, graphWork int64
+	for i := range rank.Work {
+		if i >= len(labels) {
+			break
+		}
+		d := rank.Work[i].Dur()
+		total += d
+		if labels[i].Method == Unmapped {
+			unmapped += d
+			if rank.Work[i].GraphNode != 0 {
+				graphWork += d
+			}
+		}
+	}
+	if unmapped == 0 || total == 0 {
+		return nil
+	}
+	var nvtx, frames bool
+	for i := range rank.Ranges {
+		switch rank.Ranges[i].Kind {
+		case event.NVTX, event.Annotation:
+			nvtx = true
+		case event.PythonFrame:
+			frames = true
+		}
+	}
+	graphLaunches := 0
+	if rank.Names != nil {
+		for i := range rank.Launches {
+			if strings.Contains(rank.Names.Name(rank.Launches[i].Name), "GraphLaunch") {
+				graphLaunches++
+			}
+		}
+	}
+	share := 100 * float64(unmapped) / float64(total)
+	var h []string
+	if len(rank.Launches) == 0 {
+		h = append(h, fmt.Sprintf("%.1f%% of device time is unmapped and no launch calls were loaded: capture with nsys --trace=cuda,nvtx (or torch.profiler with with_stack=True) so kernels can be joined to host ranges", share))
+	}
+	if !nvtx && !frames {
+		h = append(h, fmt.Sprintf("%.1f%% of device time is unmapped and the capture has no NVTX ranges: add --trace=cuda,nvtx and the engine's layer markers (vLLM --enable-layerwise-nvtx-tracing, SGLang --enable-layerwise-nvtx-marker), which name the module of every GEMM and norm", share))
+	}
+	if graphWork > 0 && len(rank.GraphNodes) == 0 {
+		h = append(h, fmt.Sprintf("%.1f%% of device time is unmapped work replayed in CUDA graphs without node-creation events: a capture with nsys --cuda-graph-trace=node and --trace=cuda,nvtx records CUDA_GRAPH_NODE_EVENTS, which link each node to the NVTX ranges open at capture", 100*float64(graphWork)/float64(total)))
+	}
+	if graphLaunches > 0 && !hasGraphWork(rank) {
+		h = append(h, "CUDA graphs were launched but their kernels are missing (graphs traced whole): capture with nsys --cuda-graph-trace=node")
+	}
+	if len(h) == 0 {
+		h = append(h, fmt.Sprintf("%.1f%% of device time is unmapped: run analyze --explain to list the kernels; a rule file passed with --rules-add can name them or map the NVTX ranges open at their launch", share))
+	}
+	return h
+}
+
+func hasGraphWork(rank *event.Rank) bool {
+	for i := range rank.Work {
+		if rank.Work[i].GraphNode != 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,159 @@
+package classify
+
+import (
+	"fmt"
+
+	"github.com/servecmp/servecmp/internal/table"
+)
+
+// Tables renders r as presentation tables (raw values with units): ranks,
+// time, regions, per-work figures, coverage, top unmapped names, shapes,
+// iterations and the cross-rank spread. top caps the unmapped-name and
+// per-region shape lists (<= 0: all). Ranks are shown side by side, never
+// summed.
+func (r *Report) Tables(top int) []*table.Table {
+	r = r.Trim(top)
+	col := func(name, unit string) table.Column { return table.Column{Name: name, Unit: unit} }
+	var ts []*table.Table
+
+	ranks := &table.Table{Name: "ranks", Title: "Ranks", Columns: []table.Column{
+		col("rank", ""), col("source", ""), col("pid", table.Count), col("device", table.Count), {Name: "gpu", Max: 32}, col("host", ""),
+		col("tool_version", ""), col("window_start", table.NS), col("window_end", table.NS), col("window", table.NS), col("window_from", ""),
+	}}
+	for _, s := range r.Ranks {
+		ranks.Add(s.Rank, s.Source, s.PID, int64(s.Device), s.GPU, s.Host, s.ToolVersion, s.WindowStartNs, s.WindowEndNs, s.WindowNs, s.WindowFrom)
+	}
+	ts = append(ts, ranks)
+
+	tm := &table.Table{Name: "time", Title: "Device time (kernels + memcpy + memset) inside the window", Columns: []table.Column{
+		col("rank", ""), col("work", table.Count), col("sum", table.NS), col("busy", table.NS), col("busy", table.Share),
+		col("sum_minus_busy", table.NS), col("kernels", table.Count), col("kernel_sum", table.NS), col("kernel_busy", table.NS),
+		col("multi_region_overlap", table.NS), col("comm_busy", table.NS), col("non_comm_busy", table.NS),
+	}, Notes: []string{"busy is the union of [start, end) over all streams; busy % is of the window"}}
+	for _, s := range r.Ranks {
+		tm.Add(s.Rank, s.DeviceWork, s.DeviceWorkSumNs, s.DeviceWorkBusyNs, s.BusyShare, s.SumMinusBusyNs, s.Kernels,
+			s.KernelSumNs, s.KernelBusyNs, s.MultiRegionOverlapNs, s.CommBusyNs, s.NonCommBusyNs)
+	}
+	ts = append(ts, tm)
+
+	reg := &table.Table{Name: "regions", Title: "Regions", Columns: []table.Column{
+		col("rank", ""), col("region", ""), col("count", table.Count), col("sum", table.NS), col("sum", table.Share),
+		col("busy", table.NS), col("busy", table.Share), col("window", table.Share),
+	}, Notes: []string{"sum % is of the rank's summed device time, busy % of its busy time, window % of the window;",
+		"region busy times can add up to more than the rank's busy time, by the time regions overlap (multi_region_overlap)"}}
+	for _, s := range r.Ranks {
+		for _, g := range s.Regions {
+			reg.Add(s.Rank, g.Region, g.Count, g.SumNs, g.SumShare, g.BusyNs, g.BusyShare, g.WindowShare)
+		}
+	}
+	ts = append(ts, reg)
+
+	if anyRank(r, func(s *RankSummary) bool { return s.Work != nil }) {
+		pw := &table.Table{Name: "per_work", Title: "Per completed work", Columns: []table.Column{
+			col("rank", ""), col("work_from", ""), col("requests", table.Count), col("output_tokens", table.Count),
+			col("region", ""), col("sum", table.NSPerReq), col("busy", table.NSPerReq), col("sum", table.NSPerTok), col("busy", table.NSPerTok),
+		}, Notes: append([]string{"iteration counts: requests = Σ ctx_reqs, output tokens = Σ gen_tokens + Σ ctx_reqs (each prefill emits a first token)"}, r.Notes...)}
+		for _, s := range r.Ranks {
+			if s.Work == nil {
+				continue
+			}
+			for _, g := range s.Regions {
+				pw.Add(s.Rank, s.Work.From, s.Work.Requests, s.Work.OutputTokens, g.Region,
+					ptr(g.SumPerRequestNs), ptr(g.BusyPerRequestNs), ptr(g.SumPerOutputTokenNs), ptr(g.BusyPerOutputTokenNs))
+			}
+		}
+		ts = append(ts, pw)
+	}
+
+	cov := &table.Table{Name: "coverage", Title: "Classification coverage (time share by method)", Columns: []table.Column{
+		col("rank", ""), col("mapped_time", table.Share), col("mapped_count", table.Share),
+	}}
+	for m := Method(0); m < NumMethods; m++ {
+		cov.Columns = append(cov.Columns, col(m.String(), table.Share))
+	}
+	for _, s := range r.Ranks {
+		row := []any{s.Rank, s.Coverage.TimeShare, s.Coverage.CountShare}
+		for _, m := range s.Coverage.ByMethod {
+			row = append(row, m.TimeShare)
+		}
+		cov.Add(row...)
+	}
+	ts = append(ts, cov)
+
+	un := &table.Table{Name: "unmapped_top", Title: "Top unmapped names by time", Columns: []table.Column{
+		col("rank", ""), {Name: "name", Max: 90}, col("count", table.Count), col("sum", table.NS), col("time", table.Share),
+	}}
+	for _, s := range r.Ranks {
+		for _, n := range s.UnmappedTop {
+			un.Add(s.Rank, n.Name, n.Count, n.SumNs, n.TimeShare)
+		}
+	}
+	if len(un.Rows) > 0 {
+		ts = append(ts, un)
+	}
+
+	sh := &table.Table{Name: "shapes", Title: "Launch shapes by region (share of the region's summed time)", Columns: []table.Column{
+		col("rank", ""), col("region", ""), col("grid", ""), col("block", ""), col("count", table.Count), col("sum", table.NS), col("region_time", table.Share),
+	}}
+	for _, s := range r.Ranks {
+		for _, x := range s.Shapes {
+			sh.Add(s.Rank, x.Region, dim(x.Grid), dim(x.Block), x.Count, x.SumNs, x.TimeShare)
+		}
+	}
+	if len(sh.Rows) > 0 {
+		ts = append(ts, sh)
+	}
+
+	if anyRank(r, func(s *RankSummary) bool { return s.Iterations != nil }) {
+		it := &table.Table{Name: "iterations", Title: "Iterations (prefill = carries context tokens; decode = decode only)", Columns: []table.Column{
+			col("rank", ""), col("iterations", table.Count), col("prefill_iters", table.Count), col("prefill_ctx_tokens", table.Count),
+			col("prefill_gen_tokens", table.Count), col("decode_iters", table.Count), col("decode_tokens", table.Count),
+		}}
+		hist := &table.Table{Name: "iteration_tokens", Title: "Tokens per iteration (ctx + gen)", Columns: []table.Column{
+			col("rank", ""), col("tokens_from", table.Count), col("tokens_to", table.Count), col("iterations", table.Count),
+		}, Notes: []string{"buckets are [tokens_from, tokens_to)"}}
+		for _, s := range r.Ranks {
+			x := s.Iterations
+			if x == nil {
+				continue
+			}
+			it.Add(s.Rank, x.Count, x.Prefill.Iterations, x.Prefill.CtxTokens, x.Prefill.GenTokens, x.Decode.Iterations, x.Decode.GenTokens)
+			for _, b := range x.TokensHistogram {
+				hist.Add(s.Rank, b.Lo, b.Hi, b.Count)
+			}
+		}
+		ts = append(ts, it, hist)
+	}
+
+	if a := r.AcrossRanks; a != nil {
+		ar := &table.Table{Name: "across_ranks", Title: fmt.Sprintf("Across %d ranks (bottleneck rank: %s)", a.Ranks, r.BottleneckRank), Columns: []table.Column{
+			col("figure", ""), col("min", table.NS), col("mean", table.NS), col("max", table.NS), col("min_rank", ""), col("max_rank", ""),
+		}, Notes: []string{"the bottleneck rank has the most busy time outside communication; the others' waiting for it shows as communication"}}
+		for _, f := range []struct {
+			name string
+			sp   Spread
+		}{{"busy", a.BusyNs}, {"comm_busy", a.CommBusyNs}, {"non_comm_busy", a.NonCommBusyNs}} {
+			ar.Add(f.name, f.sp.Min, f.sp.Mean, f.sp.Max, f.sp.MinRank, f.sp.MaxRank)
+		}
+		ts = append(ts, ar)
+	}
+	return ts
+}
+
+func anyRank(r *Report, f func(*RankSummary) bool) bool {
+	for _, s := range r.Ranks {
+		if f(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func ptr(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func dim(d [3]int32) string { return fmt.Sprintf("%dx%dx%d", d[0], d[1], d[2]) }

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/servecmp/servecmp/classify"
+	"github.com/servecmp/servecmp/nsys/nsystest"
+)
+
+const ms = 1_000_000
+
+// servingExport writes dir/name, a small export of one rank with two
+// vLLM-style iterations of one decoder layer each: norm, QKV GEMM, attention,
+// O GEMM, an all-reduce on a second stream overlapping the GEMM's tail, norm,
+// gate-up GEMM, activation, down GEMM, all-reduce, and an unknown kernel;
+// plus one host-to-device copy.
+func servingExport(t *testing.T, dir, name string, pid int64, rank string, graphMode string) string {
+	t.Helper()
+	b := nsystest.New(nsystest.Schema2024)
+	b.Process(pid, "python3")
+	b.GPU(0, "NVIDIA H100 80GB HBM3")
+	b.Host("node1")
+	if rank != "" {
+		b.Env("RANK", rank)
+	}
+	if graphMode != "" {
+		b.GraphTraceMode(graphMode)
+	}
+	const us = 1000
+	type kern struct {
+		name        string
+		dur         int64 // us
+		grid, block [3]int32
+	}
+	layer := []kern{
+		{"void vllm::rms_norm_kernel<c10::BFloat16>", 20, [3]int32{16, 1, 1}, [3]int32{1024, 1, 1}},
+		{"sm90_xmma_gemm_bf16bf16_bf16f32_qkv", 150, [3]int32{132, 1, 1}, [3]int32{384, 1, 1}},
+		{"flash_fwd_splitkv_kernel", 300, [3]int32{64, 8, 1}, [3]int32{128, 1, 1}},
+		{"sm90_xmma_gemm_bf16bf16_bf16f32_o", 100, [3]int32{132, 1, 1}, [3]int32{384, 1, 1}},
+		{"void vllm::rms_norm_kernel<c10::BFloat16>", 20, [3]int32{16, 1, 1}, [3]int32{1024, 1, 1}},
+		{"sm90_xmma_gemm_bf16bf16_bf16f32_gate_up", 400, [3]int32{132, 1, 1}, [3]int32{384, 1, 1}},
+		{"void vllm::act_and_mul_kernel<silu>", 40, [3]int32{256, 1, 1}, [3]int32{256, 1, 1}},
+		{"sm90_xmma_gemm_bf16bf16_bf16f32_down", 200, [3]int32{132, 1, 1}, [3]int32{384, 1, 1}},
+		{"mystery_kernel", 30, [3]int32{1, 1, 1}, [3]int32{32, 1, 1}},
+	}
+	for it, off := range []int64{1000 * us, 3000 * us} {
+		t0 := off + 50*us
+		for _, k := range layer {
+			b.Kernel(nsystest.K{PID: pid, Stream: 7, Start: t0, End: t0 + k.dur*us, Name: k.name, Grid: k.grid, Block: k.block})
+			t0 += k.dur * us
+			if strings.Contains(k.name, "_o") || strings.Contains(k.name, "_down") {
+				// all-reduce on stream 8, starting 30 us before the GEMM ends
+				b.Kernel(nsystest.K{PID: pid, Stream: 8, Start: t0 - 30*us, End: t0 + 70*us,
+					Name: "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", Grid: [3]int32{8, 1, 1}, Block: [3]int32{512, 1, 1}})
+				t0 += 70 * us
+			}
+		}
+		text := "execute_context_1(512)_generation_3(3)"
+		if it == 1 {
+			text = "execute_context_0(0)_generation_4(4)"
+		}
+		b.NVTX(pid, pid, off, off+1500*us, text)
+	}
+	b.Memcpy(nsystest.M{PID: pid, Stream: 7, Start: 900 * us, End: 950 * us, CopyKind: 1})
+	path := filepath.Join(dir, name)
+	if err := b.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var digestRE = regexp.MustCompile(`"rules_digest": "[0-9a-f]*"`)
+
+// runCmd runs servecmp in process and replaces the given paths in its
+// output with stable placeholders.
+func runCmd(t *testing.T, args []string, paths map[string]string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(context.Background(), args, &o, &e)
+	stdout, stderr = o.String(), e.String()
+	for p, name := range paths {
+		stdout = strings.ReplaceAll(stdout, p, name)
+		stderr = strings.ReplaceAll(stderr, p, name)
+	}
+	// The digest changes with every edit of the default rules.
+	stdout = digestRE.ReplaceAllString(stdout, `"rules_digest": "DIGEST"`)
+	return code, stdout, stderr
+}
+
+// goldenDir is testdata/ of this package, fixed before tests change
+// directory.
+var goldenDir, _ = filepath.Abs("testdata")
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join(goldenDir, name)
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
+	}
+	if got != string(want) {
+		os.WriteFile(path+".got", []byte(got), 0o644)
+		t.Errorf("%s differs from the golden file; see %s.got (UPDATE_GOLDEN=1 refreshes)", name, path)
+	}
+}
+
+func TestAnalyzeGolden(t *testing.T) {
+	dir := t.TempDir()
+	servingExport(t, dir, "serving.sqlite", 100, "0", "")
+	t.Chdir(dir) // relative paths keep the golden files free of temporary directories
+	p, paths := "serving.sqlite", map[string]string(nil)
+	for _, tc := range []struct {
+		golden string
+		args   []string
+	}{
+		{"analyze_text.golden", []string{"analyze", p}},
+		{"analyze_json.golden", []string{"analyze", "--format", "json", p}},
+		{"analyze_csv.golden", []string{"analyze", "--format", "csv", "--window", "2.5ms:4ms", p}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			code, out, errOut := runCmd(t, tc.args, paths)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if errOut != "" {
+				t.Errorf("stderr: %s", errOut)
+			}
+			checkGolden(t, tc.golden, out)
+		})
+	}
+}
+
+func TestAnalyzeJSONFields(t *testing.T) {
+	p := servingExport(t, t.TempDir(), "r3.sqlite", 100, "3", "graph")
+	code, out, errOut := runCmd(t, []string{"analyze", "--format", "json", "--work", "requests=4,output_tokens=40", "mine=" + p}, nil)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"ranks", "bottleneck_rank", "warnings"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("no %s", k)
+		}
+	}
+	rank := doc["ranks"].([]any)[0].(map[string]any)
+	for _, k := range []string{"rank", "source", "device", "pid", "gpu", "host", "tool_version", "window_start_ns", "window_end_ns",
+		"kernels", "kernel_sum_ns", "kernel_busy_ns", "device_work_sum_ns", "device_work_busy_ns", "regions", "coverage",
+		"unmapped_top", "shapes", "iterations", "work", "multi_region_overlap_ns"} {
+		if _, ok := rank[k]; !ok {
+			t.Errorf("rank lacks %s", k)
+		}
+	}
+	if rank["rank"] != "mine" || doc["bottleneck_rank"] != "mine" {
+		t.Errorf("label %v, bottleneck %v", rank["rank"], doc["bottleneck_rank"])
+	}
+	if w := rank["work"].(map[string]any); w["requests"].(float64) != 4 || w["from"] != "flag" {
+		t.Errorf("work %v", w)
+	}
+	if !strings.Contains(errOut, "servecmp: warning: ") || !strings.Contains(errOut, "--cuda-graph-trace=node") {
+		t.Errorf("stderr lacks the graph warning: %q", errOut)
+	}
+}
+
+func TestAnalyzeSaveMerge(t *testing.T) {
+	dir := t.TempDir()
+	servingExport(t, dir, "rank0.sqlite", 100, "0", "")
+	servingExport(t, dir, "rank1.sqlite", 200, "1", "")
+	t.Chdir(dir)
+	p0, p1, s0, s1 := "rank0.sqlite", "rank1.sqlite", "node0.json", "node1.json"
+	var paths map[string]string
+	for _, c := range [][]string{{"analyze", "--save", s0, p0}, {"analyze", "--save", s1, "--format", "csv", p1}} {
+		if code, _, e := runCmd(t, c, paths); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c, code, e)
+		}
+	}
+	f, err := os.Open(s0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if r, err := classify.ReadSummary(f); err != nil || len(r.Ranks) != 1 || r.Ranks[0].Rank != "0" || r.RulesDigest == "" {
+		t.Fatalf("saved summary: %v %+v", err, r)
+	}
+	code, out, e := runCmd(t, []string{"merge", s1, s0}, paths)
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, e)
+	}
+	checkGolden(t, "merge_text.golden", out)
+	// Merging the same summary twice repeats its rank label.
+	if code, _, e := runCmd(t, []string{"merge", s0, s0}, paths); code != 1 || !strings.Contains(e, `duplicate rank label "0"`) {
+		t.Errorf("duplicate: exit %d: %s", code, e)
+	}
+	// Different rules are refused.
+	rf := filepath.Join(dir, "extra.yaml")
+	os.WriteFile(rf, []byte("rules:\n  - id: mystery\n    region: ffn\n    pattern: '^mystery_'\n"), 0o644)
+	s2 := filepath.Join(dir, "node2.json")
+	if code, _, e := runCmd(t, []string{"analyze", "--rules-add", rf, "--save", s2, "x=" + p1}, paths); code != 0 {
+		t.Fatalf("analyze --rules-add: exit %d: %s", code, e)
+	}
+	if code, _, e := runCmd(t, []string{"merge", s0, s2}, paths); code != 1 || !strings.Contains(e, "different rules") {
+		t.Errorf("digest: exit %d: %s", code, e)
+	}
+	if code, _, e := runCmd(t, []string{"merge", p0}, paths); code != 1 || !strings.Contains(e, "rank0.sqlite") {
+		t.Errorf("merge of an export: exit %d: %s", code, e)
+	}
+}
+
+func TestAnalyzeErrors(t *testing.T) {
+	p := servingExport(t, t.TempDir(), "r.sqlite", 100, "0", "")
+	bad := filepath.Join(t.TempDir(), "bad.sqlite")
+	os.WriteFile(bad, []byte("SQLite format 3\x00 but then garbage"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"bad window", []string{"analyze", "--window", "5:2", p}, 2, "--window"},
+		{"window syntax", []string{"analyze", "--window", "2", p}, 2, "START:END"},
+		{"window unit", []string{"analyze", "--window", "1h:2parsecs", p}, 2, "--window"},
+		{"both windows", []string{"analyze", "--window", "1:2", "--window-nvtx", "x", p}, 2, "exclude"},
+		{"bad regex", []string{"analyze", "--window-nvtx", "(", p}, 2, "--window-nvtx"},
+		{"bad iteration regex", []string{"analyze", "--iteration-nvtx", "[", p}, 2, "--iteration-nvtx"},
+		{"bad work", []string{"analyze", "--work", "requests=many", p}, 2, "--work"},
+		{"bad format", []string{"analyze", "--format", "xml", p}, 2, "--format"},
+		{"no args", []string{"analyze"}, 2, ""},
+		{"missing file", []string{"analyze", "/nonexistent/x.sqlite"}, 1, "/nonexistent/x.sqlite"},
+		{"corrupt file", []string{"analyze", bad}, 1, "bad.sqlite"},
+		{"window outside", []string{"analyze", "--window", "100:200", p}, 1, "window"},
+		{"nvtx no match", []string{"analyze", "--window-nvtx", "^nothing$", p}, 1, "--window-nvtx"},
+		{"duplicate labels", []string{"analyze", "a=" + p, "a=" + p}, 1, `duplicate rank label "a"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, e := runCmd(t, tc.args, nil)
+			if code != tc.code || !strings.Contains(e, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d mentioning %q", code, e, tc.code, tc.want)
+			}
+			if tc.code == 1 && strings.Count(strings.TrimSpace(e), "\n") != 0 {
+				t.Errorf("error is not one line: %q", e)
+			}
+		})
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for in, want := range map[string]int64{"2": 2e9, "1.5s": 1.5e9, "200ms": 2e8, "3e9ns": 3e9, "10us": 1e4, "10µs": 1e4, "1m30s": 90e9, "0": 0} {
+		got, err := parseDuration(in)
+		if err != nil || got != want {
+			t.Errorf("parseDuration(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "abc", "1.5 parsecs", "NaN"} {
+		if _, err := parseDuration(in); err == nil {
+			t.Errorf("parseDuration(%q): no error", in)
+		}
+	}
+}
+
+func TestAnalyzeFlagsHaveUsage(t *testing.T) {
+	e := &env{ctx: context.Background(), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	for _, cmd := range []*cobra.Command{newAnalyzeCmd(e), newMergeCmd(e)} {
+		usage := cmd.Flags().FlagUsages()
+		n := 0
+		for _, line := range strings.Split(strings.TrimRight(usage, "\n"), "\n") {
+			n++
+			// "  --name TYPE   text": a flag line has at least three fields.
+			if len(strings.Fields(line)) < 3 {
+				t.Errorf("%s: flag without usage text: %q", cmd.Name(), line)
+			}
+		}
+		if n < 3 {
+			t.Errorf("%s: only %d flags", cmd.Name(), n)
+		}
+	}
+}

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/servesim"
+)
+
+const testAPIKey = "sk-test-DO-NOT-LEAK-4242"
+
+// benchServer is a zero-delay simulated engine that records the
+// Authorization headers of the /v1/ requests it receives.
+func benchServer(t *testing.T, cfg servesim.Config) (*httptest.Server, func() []string) {
+	t.Helper()
+	sim := servesim.New(cfg)
+	var mu sync.Mutex
+	var auths []string
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1/") {
+			mu.Lock()
+			auths = append(auths, r.Header.Get("Authorization"))
+			mu.Unlock()
+		}
+		sim.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { s.Close(); sim.Close() })
+	return s, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string{}, auths...) }
+}
+
+func benchWorkload(t *testing.T, n, out int) string {
+	t.Helper()
+	var reqs []workload.Request
+	temp := 0.0
+	for i := range n {
+		reqs = append(reqs, workload.Request{ID: "r" + string(rune('a'+i%26)) + strings.Repeat("x", i/26), PromptTokens: []int{10, 11, 12, i + 13},
+			MaxTokens: out, FixedLength: true, InputLen: 4, Sampling: workload.Sampling{Temperature: &temp}})
+	}
+	p := filepath.Join(t.TempDir(), "w.jsonl")
+	if _, err := workload.WriteFile(p, reqs); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func readResult(t *testing.T, path string) *benchmark.Result {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r benchmark.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}
+
+func TestBenchmarkCommand(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", testAPIKey)
+	srv, auths := benchServer(t, servesim.Config{EOSProb: -1})
+	dir := t.TempDir()
+	wl := benchWorkload(t, 24, 6)
+	out, recs := filepath.Join(dir, "result.json"), filepath.Join(dir, "records.jsonl")
+	mf := filepath.Join(dir, "m.txt")
+	if err := os.WriteFile(mf, []byte("# hardware\ngpu_type = H100\ngpu_count=2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"benchmark", "--url", srv.URL, "--workload", wl, "--concurrency", "4",
+		"--warmup", "2", "--reset-prefix-cache", "--out", out, "--records", recs, "--manifest-file", mf,
+		"--manifest", "gpu_count=8", "--manifest", "model=user-model", "--manifest", "site=lab1"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	r := readResult(t, out)
+	if r.Schema != benchmark.Schema || r.Incomplete || r.Summary.RequestsOK != 24 || r.Summary.OutputTokens != 24*6 ||
+		r.Workload.Count != 24 || len(r.Workload.SHA256) != 64 || r.Load.Concurrency != 4 {
+		t.Fatalf("result %+v", r)
+	}
+	m := r.Manifest
+	if m.Engine != "vllm" || m.EngineVersion == "" || m.Model != "user-model" || m.GPUCount != 8 || m.GPUType != "H100" ||
+		m.Extra["site"] != "lab1" || m.LoadPolicy == "" {
+		t.Fatalf("manifest %+v", m)
+	}
+	if string(r.ServerMetrics) == "null" {
+		t.Fatalf("no server metrics")
+	}
+	f, err := os.Open(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rs, err := benchmark.ReadRecords(f)
+	if err != nil || len(rs) != 24 {
+		t.Fatalf("%d records, %v", len(rs), err)
+	}
+	for _, rec := range rs {
+		if !rec.OK || rec.CompletionTokens != 6 || len(rec.ChunkTimesMs) == 0 || strings.HasSuffix(rec.ID, "-warmup") {
+			t.Fatalf("record %+v", rec)
+		}
+	}
+	if !strings.Contains(stdout.String(), "ttft") {
+		t.Fatalf("no text summary:\n%s", stdout.String())
+	}
+	// The key reached the server and nothing else.
+	for _, a := range auths() {
+		if a != "Bearer "+testAPIKey {
+			t.Fatalf("server got auth %q", a)
+		}
+	}
+	for name, s := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String(), "result": mustRead(t, out), "records": mustRead(t, recs)} {
+		if strings.Contains(s, testAPIKey) || strings.Contains(s, "DO-NOT-LEAK") {
+			t.Fatalf("API key leaked into %s", name)
+		}
+	}
+}
+
+func mustRead(t *testing.T, p string) string {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestBenchmarkAPIKeyFile(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	srv, auths := benchServer(t, servesim.Config{EOSProb: -1})
+	kf := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(kf, []byte(testAPIKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "r.json")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"benchmark", "--url", srv.URL, "--workload", benchWorkload(t, 3, 2),
+		"--rate", "200", "--arrival", "constant", "--api-key-file", kf, "--out", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, a := range auths() {
+		if a != "Bearer "+testAPIKey {
+			t.Fatalf("auth %q", a)
+		}
+	}
+	if strings.Contains(mustRead(t, out)+stdout.String()+stderr.String(), testAPIKey) {
+		t.Fatal("API key leaked")
+	}
+}
+
+func TestBenchmarkUnreachable(t *testing.T) {
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	out := filepath.Join(t.TempDir(), "r.json")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"benchmark", "--url", "http://" + addr, "--workload", benchWorkload(t, 2, 2),
+		"--concurrency", "1", "--out", out}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "unreachable") {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("a result was written for an unreachable engine")
+	}
+}
+
+func TestBenchmarkGarbageServer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			_, _ = w.Write([]byte(`{"data":[{"id":"m","owned_by":"vllm"}]}`))
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte("data: {not json\n\n\x00\xff garbage\n"))
+	}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "r.json")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"benchmark", "--url", srv.URL, "--workload", benchWorkload(t, 4, 2),
+		"--concurrency", "2", "--out", out, "--metrics-url", "none"}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "no request succeeded") {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	r := readResult(t, out)
+	if r.Summary.RequestsOK != 0 || r.Summary.FailedByClass[benchmark.ClassBadResponse] != 4 {
+		t.Fatalf("%+v", r.Summary)
+	}
+}
+
+func TestBenchmarkInterrupt(t *testing.T) {
+	srv, _ := benchServer(t, servesim.Config{EOSProb: -1, DecodeBase: 5 * time.Millisecond})
+	dir := t.TempDir()
+	out, recs := filepath.Join(dir, "r.json"), filepath.Join(dir, "rec.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"benchmark", "--url", srv.URL, "--workload", benchWorkload(t, 200, 20),
+		"--concurrency", "2", "--out", out, "--records", recs}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "interrupted") {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	r := readResult(t, out)
+	if !r.Incomplete || r.Summary.RequestsOK == 0 || r.Summary.RequestsNotSent == 0 {
+		t.Fatalf("incomplete %v %+v", r.Incomplete, r.Summary)
+	}
+	f, _ := os.Open(recs)
+	defer f.Close()
+	rs, err := benchmark.ReadRecords(f)
+	if err != nil || len(rs) != r.Summary.RequestsOK+r.Summary.RequestsFailed+r.Summary.RequestsCancelled {
+		t.Fatalf("%d records, %v", len(rs), err)
+	}
+}
+
+func TestBenchmarkSweep(t *testing.T) {
+	srv, _ := benchServer(t, servesim.Config{EOSProb: -1})
+	out := filepath.Join(t.TempDir(), "r.json")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"benchmark", "--url", srv.URL, "--workload", benchWorkload(t, 16, 4),
+		"--sweep-concurrency", "1,2,4", "--out", out, "--metrics-url", "none"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	r := readResult(t, out)
+	if r.Sweep == nil || len(r.Sweep.Steps) != 3 || r.Sweep.Kind != "concurrency" || r.Sweep.Saturated != (r.Sweep.SaturationAt != nil) {
+		t.Fatalf("%+v", r.Sweep)
+	}
+}
+
+func TestBenchmarkUsage(t *testing.T) {
+	wl := benchWorkload(t, 2, 2)
+	for _, args := range [][]string{
+		{"benchmark", "--workload", wl, "--concurrency", "1"},
+		{"benchmark", "--url", "http://x", "--concurrency", "1"},
+		{"benchmark", "--url", "http://x", "--workload", wl},
+		{"benchmark", "--url", "http://x", "--workload", wl, "--concurrency", "1", "--rate", "2"},
+		{"benchmark", "--url", "http://x", "--workload", wl, "--rate", "2", "--arrival", "uniform"},
+		{"benchmark", "--url", "http://x", "--workload", wl, "--sweep-concurrency", "1,x"},
+		{"benchmark", "--url", "http://x", "--workload", wl, "--concurrency", "1", "--engine", "foo"},
+		{"benchmark", "--url", "http://x", "--workload", wl, "--concurrency", "1", "--manifest", "novalue"},
+		{"benchmark", "--url", "http://x", "--workload", wl, "--concurrency", "1", "--manifest", "gpu_count=many"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != 2 {
+			t.Errorf("%v: exit %d, want 2: %s", args[1:], code, stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"benchmark", "--url", "http://x", "--workload", "/nonexistent.jsonl", "--concurrency", "1"}, &stdout, &stderr); code != 1 {
+		t.Errorf("missing workload: exit %d", code)
+	}
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/servecmp/servecmp/servesim"
+)
+
+func newServeSimCmd(e *env) *cobra.Command {
+	cfg := servesim.DefaultConfig()
+	var addr, portFile string
+	cmd := &cobra.Command{
+		Use:   "serve-sim",
+		Short: "Run a simulated OpenAI-compatible engine (for demos and tests; not a measurement)",
+		Long: `serve-sim serves /v1/completions, /v1/chat/completions (streaming and not),
+/v1/models, /version, /metrics (vLLM or SGLang names) and /reset_prefix_cache
+from a simulated continuous-batching engine: at most --max-running
+sequences run; each scheduler step prefills newly admitted prompts
+(--prefill-per-token per uncached token) and decodes one token for every
+running sequence (--decode-base + --decode-per-seq x batch size). Outputs
+are deterministic from --seed and the prompt; a request stops early at a
+pseudo-EOS unless it sends ignore_eos or min_tokens. Faults (--error-rate,
+--mid-stream-error-rate, --stall-rate, --reset-rate) are chosen per
+request from --seed and the prompt.
+
+It prints "serve-sim listening on http://ADDR" to stderr (with the real
+port when --addr ends in :0) and runs until interrupted.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := cfg.Validate(); err != nil {
+				return usagef("%v", err)
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			url := "http://" + ln.Addr().String()
+			if portFile != "" {
+				if err := os.WriteFile(portFile, []byte(url+"\n"), 0o644); err != nil {
+					ln.Close()
+					return err
+				}
+			}
+			sim := servesim.New(cfg)
+			defer sim.Close()
+			srv := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}
+			fmt.Fprintf(e.stderr, "serve-sim listening on %s (model %s, engine %s, max-running %d)\n",
+				url, sim.Config().ModelName, sim.Config().EngineName, sim.Config().MaxRunning)
+			errc := make(chan error, 1)
+			go func() { errc <- srv.Serve(ln) }()
+			select {
+			case err := <-errc:
+				return err
+			case <-e.ctx.Done():
+			}
+			sim.Close() // ends streams in flight so Shutdown need not wait for them
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				return err
+			}
+			fmt.Fprintln(e.stderr, "serve-sim: stopped")
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:8000", "listen address (port 0 picks a free port)")
+	f.StringVar(&portFile, "port-file", "", "write the server URL (http://HOST:PORT) to this file once listening")
+	f.IntVar(&cfg.MaxRunning, "max-running", cfg.MaxRunning, "maximum running sequences (batch size)")
+	f.DurationVar(&cfg.PrefillPerToken, "prefill-per-token", cfg.PrefillPerToken, "prefill time per uncached prompt token")
+	f.DurationVar(&cfg.DecodeBase, "decode-base", cfg.DecodeBase, "fixed time of one decode step")
+	f.DurationVar(&cfg.DecodePerSeq, "decode-per-seq", cfg.DecodePerSeq, "decode step time added per running sequence")
+	f.IntVar(&cfg.KVCacheTokens, "kv-cache-tokens", 1<<20, "KV-cache capacity in tokens (preemption beyond it)")
+	f.IntVar(&cfg.MaxModelLen, "max-model-len", 0, "reject prompt+max_tokens above this (0: no limit)")
+	f.Int64Var(&cfg.Seed, "seed", 0, "seed for outputs and faults")
+	f.IntVar(&cfg.Vocab, "vocab", 32000, "output token ids are in [3, vocab)")
+	f.Float64Var(&cfg.EOSProb, "eos-prob", 0.005, "pseudo-EOS chance per token without ignore_eos (negative: never)")
+	f.IntVar(&cfg.TokensPerChunk, "tokens-per-chunk", 1, "tokens per SSE chunk")
+	f.Float64Var(&cfg.ErrorRate, "error-rate", 0, "fraction of requests answered HTTP 500")
+	f.Float64Var(&cfg.MidStreamErrorRate, "mid-stream-error-rate", 0, "fraction of streams ended by an in-band error event")
+	f.Float64Var(&cfg.StallRate, "stall-rate", 0, "fraction of streams that pause for --stall-for")
+	f.DurationVar(&cfg.StallFor, "stall-for", time.Second, "length of an injected stall")
+	f.Float64Var(&cfg.ResetRate, "reset-rate", 0, "fraction of streams whose connection is closed mid-stream")
+	f.StringVar(&cfg.ModelName, "model", "sim-model", "model name served")
+	f.StringVar(&cfg.EngineName, "engine", "vllm", "engine name (owned_by); \"sglang\" switches /metrics to SGLang names")
+	f.StringVar(&cfg.Version, "engine-version", "0.0.0-sim", "version reported by GET /version")
+	f.BoolVar(&cfg.OldMetricNames, "old-metric-names", false, "expose vllm:gpu_cache_usage_perc instead of vllm:kv_cache_usage_perc")
+	f.BoolVar(&cfg.Strict, "strict", false, "reject request fields the simulator does not know (like trtllm-serve)")
+	return cmd
+}

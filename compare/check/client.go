@@ -1,0 +1,361 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/servecmp/servecmp/benchmark/workload"
+)
+
+// Styles of request the client can send.
+var Styles = []string{"auto", "vllm", "sglang", "trtllm", "tgi", "openai"}
+
+// Target is one engine under check.
+type Target struct {
+	URL    string // base URL, e.g. http://127.0.0.1:8000
+	Model  string
+	Engine string // one of Styles; "" means auto
+}
+
+// Options tune Run.
+type Options struct {
+	Seed    int64
+	Timeout time.Duration // per request; 0 means 120 s
+	Client  *http.Client  // nil means a default client
+	// Progress, when set, is called after each request (1-based index).
+	Progress func(done, total int)
+}
+
+// Run sends every request of w to a and then to b, one at a time, and
+// compares the answers. It stops early, returning what it has, when ctx is
+// cancelled.
+func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*Report, error) {
+	if opt.Timeout <= 0 {
+		opt.Timeout = 120 * time.Second
+	}
+	if opt.Client == nil {
+		opt.Client = &http.Client{}
+	}
+	ca := &client{t: a, opt: opt, style: style(a.Engine)}
+	cb := &client{t: b, opt: opt, style: style(b.Engine)}
+	rep := &Report{
+		Schema:   Schema,
+		Workload: WorkloadInfo{Path: w.Path, SHA256: w.SHA256, Count: len(w.Requests)},
+		Seed:     opt.Seed,
+		Quality:  Quality{Status: "not-run"},
+	}
+	var err error
+	for i := range w.Requests {
+		if err = ctx.Err(); err != nil {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("interrupted after %d of %d requests", i, len(w.Requests)))
+			break
+		}
+		req := &w.Requests[i]
+		oa := ca.ask(ctx, req)
+		ob := cb.ask(ctx, req)
+		rep.Requests = append(rep.Requests, Compare(req.ID, oa, ob))
+		if opt.Progress != nil {
+			opt.Progress(i+1, len(w.Requests))
+		}
+	}
+	rep.A = Endpoint{URL: a.URL, Model: a.Model, Engine: ca.style}
+	rep.B = Endpoint{URL: b.URL, Model: b.Model, Engine: cb.style}
+	rep.Summary = Summarize(rep.Requests)
+	if rep.Summary.Requests < len(w.Requests) {
+		rep.Summary.Passed = false
+	}
+	if rep.Summary.Evidence == Text {
+		rep.Notes = append(rep.Notes, "some requests were compared on text only: equal text does not prove equal token sequences")
+	}
+	return rep, err
+}
+
+func style(s string) string {
+	if s == "" {
+		return "auto"
+	}
+	return s
+}
+
+type client struct {
+	t     Target
+	opt   Options
+	style string
+	// autoPlain is set once an auto-style engine refused the vLLM extras.
+	autoPlain bool
+}
+
+// ask sends one request and returns the engine's answer; failures are
+// returned as an Output with OK false.
+func (c *client) ask(ctx context.Context, req *workload.Request) Output {
+	if c.style == "sglang" && req.Kind() != workload.KindChat {
+		return c.do(ctx, "/generate", c.sglangBody(req), parseSGLang)
+	}
+	st := c.style
+	if st == "auto" {
+		st = "vllm"
+		if c.autoPlain {
+			st = "openai"
+		}
+	}
+	path, body := c.openAIBody(req, st)
+	out := c.do(ctx, path, body, parseOpenAI)
+	if !out.OK && c.style == "auto" && !c.autoPlain && isRejected(out.Error) {
+		c.autoPlain = true
+		path, body = c.openAIBody(req, "openai")
+		out = c.do(ctx, path, body, parseOpenAI)
+	}
+	return out
+}
+
+// isRejected recognises a 400 or 422 answer: the engine refused a field.
+func isRejected(e string) bool {
+	return strings.HasPrefix(e, "HTTP 400") || strings.HasPrefix(e, "HTTP 422")
+}
+
+func (c *client) openAIBody(req *workload.Request, st string) (string, map[string]any) {
+	body := map[string]any{
+		"model":       c.t.Model,
+		"temperature": 0.0,
+		"seed":        c.opt.Seed,
+		"stream":      false,
+	}
+	path := "/v1/completions"
+	chat := req.Kind() == workload.KindChat
+	switch {
+	case chat:
+		path = "/v1/chat/completions"
+		body["messages"] = req.Messages
+		body["max_completion_tokens"] = req.MaxTokens
+		if st == "trtllm" || st == "tgi" {
+			delete(body, "max_completion_tokens")
+			body["max_tokens"] = req.MaxTokens
+		}
+	case req.Kind() == workload.KindTokens:
+		body["prompt"] = req.PromptTokens
+		body["max_tokens"] = req.MaxTokens
+	default:
+		body["prompt"] = req.Prompt
+		body["max_tokens"] = req.MaxTokens
+	}
+	if req.FixedLength && st != "tgi" && st != "openai" {
+		body["ignore_eos"] = true
+		body["min_tokens"] = req.MaxTokens
+	}
+	switch st {
+	case "vllm":
+		body["return_token_ids"] = true
+		if chat {
+			body["logprobs"] = true
+		} else {
+			body["logprobs"] = 0
+		}
+	case "trtllm":
+		// trtllm-serve rejects unknown fields and completion logprobs.
+	case "openai", "tgi":
+		if chat {
+			body["logprobs"] = true
+		} else {
+			body["logprobs"] = 1
+		}
+	}
+	return path, body
+}
+
+func (c *client) sglangBody(req *workload.Request) map[string]any {
+	sp := map[string]any{"max_new_tokens": req.MaxTokens, "temperature": 0.0}
+	if req.FixedLength {
+		sp["ignore_eos"] = true
+	}
+	body := map[string]any{"sampling_params": sp, "return_logprob": true, "stream": false}
+	if req.Kind() == workload.KindTokens {
+		body["input_ids"] = req.PromptTokens
+	} else {
+		body["text"] = req.Prompt
+	}
+	if c.t.Model != "" {
+		body["model"] = c.t.Model
+	}
+	return body
+}
+
+func (c *client) do(ctx context.Context, path string, body map[string]any, parse func([]byte) (Output, error)) Output {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return Output{Error: err.Error(), CompletionTokens: -1}
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opt.Timeout)
+	defer cancel()
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(c.t.URL, "/")+path, bytes.NewReader(b))
+	if err != nil {
+		return Output{Error: err.Error(), CompletionTokens: -1}
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	resp, err := c.opt.Client.Do(hr)
+	if err != nil {
+		return Output{Error: err.Error(), CompletionTokens: -1}
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return Output{Error: "reading response: " + err.Error(), CompletionTokens: -1}
+	}
+	if resp.StatusCode != http.StatusOK {
+		msg := strings.TrimSpace(string(data))
+		if len(msg) > 200 {
+			msg = msg[:200] + "…"
+		}
+		return Output{Error: fmt.Sprintf("HTTP %d: %s", resp.StatusCode, msg), CompletionTokens: -1}
+	}
+	out, err := parse(data)
+	if err != nil {
+		return Output{Error: err.Error(), CompletionTokens: -1}
+	}
+	return out
+}
+
+type openAIResp struct {
+	Choices []struct {
+		Text    string `json:"text"`
+		Message *struct {
+			Content string `json:"content"`
+		} `json:"message"`
+		FinishReason   string `json:"finish_reason"`
+		TokenIDs       []int  `json:"token_ids"`
+		PromptTokenIDs []int  `json:"prompt_token_ids"`
+		Logprobs       *struct {
+			Tokens  []string `json:"tokens"`
+			Content []struct {
+				Token string `json:"token"`
+			} `json:"content"`
+		} `json:"logprobs"`
+	} `json:"choices"`
+	PromptTokenIDs []int `json:"prompt_token_ids"`
+	Usage          *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+// parseOpenAI reads a non-streaming completions or chat response.
+func parseOpenAI(data []byte) (Output, error) {
+	var r openAIResp
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Output{}, fmt.Errorf("response is not JSON: %v", err)
+	}
+	if len(r.Error) > 0 && string(r.Error) != "null" {
+		return Output{}, fmt.Errorf("engine error: %s", r.Error)
+	}
+	if len(r.Choices) == 0 {
+		return Output{}, errors.New("response has no choices")
+	}
+	ch := r.Choices[0]
+	o := Output{OK: true, CompletionTokens: -1, FinishReason: ch.FinishReason, Text: ch.Text, TokenIDs: ch.TokenIDs}
+	if ch.Message != nil {
+		o.Text = ch.Message.Content
+	}
+	if ch.Logprobs != nil {
+		toks := ch.Logprobs.Tokens
+		if toks == nil && ch.Logprobs.Content != nil {
+			toks = make([]string, len(ch.Logprobs.Content))
+			for i, c := range ch.Logprobs.Content {
+				toks[i] = c.Token
+			}
+		}
+		o.LogprobTokens = toks
+		// vLLM's --return-tokens-as-token-ids spells each token "token_id:N".
+		if o.TokenIDs == nil {
+			o.TokenIDs = idsFromTokens(toks)
+		}
+	}
+	switch {
+	case r.Usage != nil:
+		o.PromptTokens, o.CompletionTokens = r.Usage.PromptTokens, r.Usage.CompletionTokens
+	case o.TokenIDs != nil:
+		o.CompletionTokens = len(o.TokenIDs)
+	case o.LogprobTokens != nil:
+		o.CompletionTokens = len(o.LogprobTokens)
+	}
+	if o.PromptTokens == 0 {
+		if p := ch.PromptTokenIDs; p != nil {
+			o.PromptTokens = len(p)
+		} else if r.PromptTokenIDs != nil {
+			o.PromptTokens = len(r.PromptTokenIDs)
+		}
+	}
+	return o, nil
+}
+
+func idsFromTokens(toks []string) []int {
+	if len(toks) == 0 {
+		return nil
+	}
+	ids := make([]int, len(toks))
+	for i, t := range toks {
+		s, ok := strings.CutPrefix(t, "token_id:")
+		if !ok {
+			return nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return nil
+		}
+		ids[i] = n
+	}
+	return ids
+}
+
+// parseSGLang reads a native /generate response: output_token_logprobs
+// holds [logprob, token_id, text] triples.
+func parseSGLang(data []byte) (Output, error) {
+	var r struct {
+		Text     string `json:"text"`
+		MetaInfo struct {
+			PromptTokens        int               `json:"prompt_tokens"`
+			CompletionTokens    int               `json:"completion_tokens"`
+			OutputTokenLogprobs []json.RawMessage `json:"output_token_logprobs"`
+			FinishReason        json.RawMessage   `json:"finish_reason"`
+		} `json:"meta_info"`
+		Error json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Output{}, fmt.Errorf("response is not JSON: %v", err)
+	}
+	if len(r.Error) > 0 && string(r.Error) != "null" {
+		return Output{}, fmt.Errorf("engine error: %s", r.Error)
+	}
+	o := Output{OK: true, Text: r.Text, PromptTokens: r.MetaInfo.PromptTokens, CompletionTokens: r.MetaInfo.CompletionTokens}
+	if r.MetaInfo.OutputTokenLogprobs != nil {
+		ids := make([]int, 0, len(r.MetaInfo.OutputTokenLogprobs))
+		for _, raw := range r.MetaInfo.OutputTokenLogprobs {
+			var triple []json.RawMessage
+			if err := json.Unmarshal(raw, &triple); err != nil || len(triple) < 2 {
+				ids = nil
+				break
+			}
+			var id int
+			if err := json.Unmarshal(triple[1], &id); err != nil {
+				ids = nil
+				break
+			}
+			ids = append(ids, id)
+		}
+		o.TokenIDs = ids
+	}
+	var fr struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(r.MetaInfo.FinishReason, &fr) == nil {
+		o.FinishReason = fr.Type
+	}
+	return o, nil
+}

@@ -1,0 +1,193 @@
+// Package compare builds servecmp's two-layer A/B verdict.
+//
+// Layer 1 answers which complete serving system is faster for the same
+// workload, from normal benchmark results (benchmark.Result) and, when given,
+// their per-request records: it states the workload, the resource contract,
+// every manifest difference and the correctness status, refuses the claim
+// (Comparable false) when the model, workload or resource contract differ
+// without being declared intentional, and compares every summary metric with
+// a test suited to it. Layer 2 shows where each engine spent its GPU time
+// (classify.RankSummary per rank), diagnostic only.
+//
+// Units: latencies are milliseconds, throughputs per second, GPU times
+// nanoseconds, shares fractions in [0, 1]. Deltas are (B−A)/A in percent and
+// confidence intervals bound B−A in the metric's unit. A verdict "a" means A
+// is better (lower latency or completion time, higher throughput), "b" that
+// B is, "~" that the difference is not distinguishable from noise at the
+// chosen alpha or could not be tested.
+//
+// The package never prints and reads files only through the Load* helpers,
+// which open them read-only.
+package compare
+
+import (
+	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/compare/check"
+)
+
+// Run is one benchmark result file.
+type Run struct {
+	Path   string
+	Result *benchmark.Result
+}
+
+// Records is one records.jsonl file.
+type Records struct {
+	Path    string
+	Records []benchmark.Record
+}
+
+// Input is everything a comparison reads. A and B need at least one run each.
+type Input struct {
+	A, B               []Run
+	RecordsA, RecordsB []Records
+	ProfilesA          []Profile
+	ProfilesB          []Profile
+	Check              *check.Report
+	CheckPath          string
+	// Intentional lists the manifest fields (flattened names such as
+	// "manifest.quantization", or their last element, or one of the groups
+	// "model", "workload", "load", "resources") whose difference is the
+	// point of the experiment.
+	Intentional []string
+	Alpha       float64 // significance level; 0 means 0.05
+	Resamples   int     // bootstrap resamples; 0 means 2000
+	Seed        uint64  // bootstrap seed; 0 means 1
+}
+
+// Report is the whole comparison.
+type Report struct {
+	Schema     string `json:"schema"`
+	Comparable bool   `json:"comparable"`
+	// NotComparable names each undeclared difference that limits the claim.
+	NotComparable []string     `json:"not_comparable"`
+	Alpha         float64      `json:"alpha"`
+	RunsA         []string     `json:"runs_a"`
+	RunsB         []string     `json:"runs_b"`
+	Workload      WorkloadInfo `json:"workload"`
+	Contract      []Field      `json:"contract"`
+	Differences   []Difference `json:"differences"`
+	Correctness   Correctness  `json:"correctness"`
+	Phase         string       `json:"phase"`
+	Metrics       []Metric     `json:"metrics"`
+	Counts        []Count      `json:"counts"`
+	Sweeps        []SweepCurve `json:"sweeps,omitempty"`
+	// Latency holds the pooled per-request samples behind the latency rows
+	// (for CDF plots and the workbook); empty without records.
+	Latency []LatencySample `json:"-"`
+	// RequestsA and RequestsB are the per-request records given, tagged
+	// with their file.
+	RequestsA []Records `json:"-"`
+	RequestsB []Records `json:"-"`
+	GPU       *GPUTime  `json:"gpu_time,omitempty"`
+	Notes     []string  `json:"notes"`
+	Warnings  []string  `json:"warnings"`
+}
+
+// Schema names the JSON report format.
+const Schema = "servecmp.compare/1"
+
+// WorkloadInfo states the request population and load policy of each side.
+type WorkloadInfo struct {
+	SHA256A string `json:"sha256_a"`
+	SHA256B string `json:"sha256_b"`
+	CountA  int    `json:"count_a"`
+	CountB  int    `json:"count_b"`
+	LoadA   string `json:"load_a"`
+	LoadB   string `json:"load_b"`
+}
+
+// Field is one line of the resource contract.
+type Field struct {
+	Name string `json:"name"`
+	A    string `json:"a"`
+	B    string `json:"b"`
+}
+
+// Difference is one manifest, workload or load field whose values differ
+// between the sides. Values that vary between runs of one side are joined
+// with " | ".
+type Difference struct {
+	Field       string `json:"field"`
+	A           string `json:"a"`
+	B           string `json:"b"`
+	Intentional bool   `json:"intentional"`
+	// Critical is set for the fields that make the sides not comparable
+	// unless declared intentional (model, workload, load, resources).
+	Critical bool `json:"critical"`
+}
+
+// Correctness is the pre-flight check's outcome as carried into compare.
+type Correctness struct {
+	Checked     bool   `json:"checked"`
+	Path        string `json:"path,omitempty"`
+	Requests    int    `json:"requests"`
+	ExactMatch  int    `json:"exact_match"`
+	Failed      int    `json:"failed"`
+	Evidence    string `json:"evidence,omitempty"`
+	Passed      bool   `json:"passed"`
+	Quality     string `json:"quality"` // pass, fail or not-run
+	QualityNote string `json:"quality_note,omitempty"`
+}
+
+// Metric is one compared summary metric.
+type Metric struct {
+	Name     string   `json:"name"`
+	Unit     string   `json:"unit"`
+	A        float64  `json:"a"`
+	B        float64  `json:"b"`
+	DeltaPct *float64 `json:"delta_pct"` // nil when A is 0
+	Verdict  string   `json:"verdict"`
+	PValue   *float64 `json:"p_value"`
+	CILow    *float64 `json:"ci_low"`
+	CIHigh   *float64 `json:"ci_high"`
+	Method   string   `json:"method"`
+	// NA and NB are the sample sizes behind the test: requests when pooled
+	// from records, runs otherwise.
+	NA int `json:"n_a"`
+	NB int `json:"n_b"`
+	// SDA and SDB are the run-to-run standard deviations of per-run values
+	// (0 with a single run, or for pooled latency rows).
+	SDA  float64 `json:"sd_a"`
+	SDB  float64 `json:"sd_b"`
+	Note string  `json:"note,omitempty"`
+}
+
+// Count is a descriptive total over all runs of a side.
+type Count struct {
+	Name string  `json:"name"`
+	A    float64 `json:"a"`
+	B    float64 `json:"b"`
+}
+
+// SweepCurve is one sweep result: offered load against throughput and
+// latency per step.
+type SweepCurve struct {
+	Side         string       `json:"side"`
+	Path         string       `json:"path"`
+	Kind         string       `json:"kind"`
+	SaturationAt *float64     `json:"saturation_at"`
+	Points       []SweepPoint `json:"points"`
+}
+
+// SweepPoint is one sweep step.
+type SweepPoint struct {
+	Offered           float64 `json:"offered"`
+	RequestThroughput float64 `json:"request_throughput"`
+	OutputThroughput  float64 `json:"output_throughput"`
+	TTFTP50           float64 `json:"ttft_ms_p50"`
+	TTFTP99           float64 `json:"ttft_ms_p99"`
+	TPOTP50           float64 `json:"tpot_ms_p50"`
+	E2EP50            float64 `json:"e2e_ms_p50"`
+	E2EP99            float64 `json:"e2e_ms_p99"`
+}
+
+// LatencySample is one latency kind's pooled per-request values.
+type LatencySample struct {
+	Name string // ttft_ms, tpot_ms, itl_ms, itl_per_token_ms, e2e_ms
+	A, B []float64
+}
+
+// CausalNote is the sentence every report carries under its GPU-time layer.
+const CausalNote = "The regions show where GPU work moved; they need not add up to the end-to-end gap, " +
+	"and no causal claim is made without a controlled experiment."

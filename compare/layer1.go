@@ -1,0 +1,633 @@
+package compare
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/internal/stats"
+)
+
+// Compare builds the report. It returns an error only for unusable input
+// (a side without runs); every limitation of the data becomes a note.
+func Compare(in Input) (*Report, error) {
+	if len(in.A) == 0 || len(in.B) == 0 {
+		return nil, errors.New("compare: need at least one result for A and one for B")
+	}
+	if in.Alpha <= 0 || in.Alpha >= 1 {
+		in.Alpha = 0.05
+	}
+	if in.Resamples <= 0 {
+		in.Resamples = 2000
+	}
+	if in.Seed == 0 {
+		in.Seed = 1
+	}
+	r := &Report{Schema: Schema, Alpha: in.Alpha, Comparable: true, NotComparable: []string{}, Notes: []string{}, Warnings: []string{}}
+	runsA, sweepsA := splitRuns(in.A)
+	runsB, sweepsB := splitRuns(in.B)
+	for _, s := range sweepsA {
+		r.Sweeps = append(r.Sweeps, curve("a", s))
+	}
+	for _, s := range sweepsB {
+		r.Sweeps = append(r.Sweeps, curve("b", s))
+	}
+	if len(runsA) == 0 || len(runsB) == 0 {
+		// Only sweeps on a side: their last step stands in for a run.
+		if len(runsA) == 0 {
+			runsA = sweepsA
+		}
+		if len(runsB) == 0 {
+			runsB = sweepsB
+		}
+		r.Notes = append(r.Notes, "a side has only sweep results: its metrics are the last sweep step's")
+	}
+	for _, run := range runsA {
+		r.RunsA = append(r.RunsA, run.Path)
+	}
+	for _, run := range runsB {
+		r.RunsB = append(r.RunsB, run.Path)
+	}
+	for _, run := range append(slices.Clone(runsA), runsB...) {
+		if run.Result.Incomplete {
+			r.Warnings = append(r.Warnings, run.Path+": the run is marked incomplete; its figures cover what completed")
+		}
+	}
+	r.contract(runsA, runsB, in.Intentional)
+	r.correctness(in)
+	r.phase(runsA, runsB)
+	r.latency(runsA, runsB, in)
+	r.throughput(runsA, runsB, in.Alpha)
+	r.counts(runsA, runsB)
+	r.RequestsA, r.RequestsB = in.RecordsA, in.RecordsB
+	if len(in.ProfilesA) > 0 || len(in.ProfilesB) > 0 {
+		r.GPU = gpuTime(in.ProfilesA, in.ProfilesB)
+	}
+	return r, nil
+}
+
+func splitRuns(runs []Run) (plain, sweeps []Run) {
+	for _, r := range runs {
+		if r.Result.Sweep != nil && len(r.Result.Sweep.Steps) > 0 {
+			sweeps = append(sweeps, r)
+		} else {
+			plain = append(plain, r)
+		}
+	}
+	return plain, sweeps
+}
+
+func curve(side string, run Run) SweepCurve {
+	sw := run.Result.Sweep
+	c := SweepCurve{Side: side, Path: run.Path, Kind: sw.Kind, SaturationAt: sw.SaturationAt}
+	for _, st := range sw.Steps {
+		s := st.Summary
+		c.Points = append(c.Points, SweepPoint{
+			Offered: st.Value, RequestThroughput: s.RequestThroughput, OutputThroughput: s.OutputThroughput,
+			TTFTP50: s.TTFT.P50, TTFTP99: s.TTFT.P99, TPOTP50: s.TPOT.P50, E2EP50: s.E2E.P50, E2EP99: s.E2E.P99,
+		})
+	}
+	return c
+}
+
+// criticalGroup returns the comparability group of a flattened field, or "".
+func criticalGroup(field string) string {
+	switch field {
+	case "manifest.model":
+		return "model"
+	case "workload.sha256", "workload.count":
+		return "workload"
+	case "manifest.gpu_type", "manifest.gpu_count", "manifest.topology", "manifest.memory_limit":
+		return "resources"
+	case "load.mode", "load.concurrency", "load.rate", "load.arrival", "load.burstiness", "load.max_concurrency",
+		"load.warmup", "load.duration_s", "load.drain", "load.requests", "manifest.load_policy":
+		return "load"
+	}
+	return ""
+}
+
+// volatile fields differ between any two runs and say nothing about the
+// systems; they are left out of the differences.
+var volatile = map[string]bool{"manifest.client_host": true, "workload.path": true, "manifest.url": true}
+
+func intentional(field string, decl []string) bool {
+	for _, d := range decl {
+		if d == field || strings.HasSuffix(field, "."+d) || d == criticalGroup(field) || strings.HasPrefix(field, d+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// flatten turns the comparable part of a result into field → value.
+func flatten(res *benchmark.Result) map[string]string {
+	out := map[string]string{}
+	add := func(prefix string, v any) {
+		b, _ := json.Marshal(v)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		flattenInto(out, prefix, m)
+	}
+	add("manifest", res.Manifest)
+	add("workload", res.Workload)
+	add("load", res.Load)
+	return out
+}
+
+func flattenInto(out map[string]string, prefix string, m map[string]any) {
+	for k, v := range m {
+		key := prefix + "." + k
+		switch x := v.(type) {
+		case map[string]any:
+			flattenInto(out, key, x)
+		case nil:
+			out[key] = ""
+		case string:
+			out[key] = x
+		case float64:
+			out[key] = strconv.FormatFloat(x, 'g', -1, 64)
+		default:
+			b, _ := json.Marshal(x)
+			out[key] = string(b)
+		}
+	}
+}
+
+func values(runs []Run, field string, flat []map[string]string) string {
+	var vs []string
+	for _, f := range flat {
+		v := f[field]
+		if !slices.Contains(vs, v) {
+			vs = append(vs, v)
+		}
+	}
+	return strings.Join(vs, " | ")
+}
+
+func (r *Report) contract(runsA, runsB []Run, decl []string) {
+	var fa, fb []map[string]string
+	keys := map[string]bool{}
+	for _, run := range runsA {
+		f := flatten(run.Result)
+		fa = append(fa, f)
+		for k := range f {
+			keys[k] = true
+		}
+	}
+	for _, run := range runsB {
+		f := flatten(run.Result)
+		fb = append(fb, f)
+		for k := range f {
+			keys[k] = true
+		}
+	}
+	sorted := slices.Sorted(func(yield func(string) bool) {
+		for k := range keys {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	r.Differences = []Difference{}
+	for _, k := range sorted {
+		if volatile[k] {
+			continue
+		}
+		va, vb := values(runsA, k, fa), values(runsB, k, fb)
+		if va == vb {
+			continue
+		}
+		d := Difference{Field: k, A: va, B: vb, Intentional: intentional(k, decl), Critical: criticalGroup(k) != ""}
+		r.Differences = append(r.Differences, d)
+		if d.Critical && !d.Intentional {
+			r.Comparable = false
+			r.NotComparable = append(r.NotComparable, k)
+		}
+	}
+	for _, d := range decl {
+		found := false
+		for _, k := range sorted {
+			if intentional(k, []string{d}) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("--intentional %s matches no manifest, workload or load field", d))
+		}
+	}
+	for _, k := range []string{"manifest.model", "manifest.engine", "manifest.engine_version", "manifest.gpu_type", "manifest.gpu_count",
+		"manifest.topology", "manifest.memory_limit", "manifest.compute_precision", "manifest.weight_precision",
+		"manifest.kv_precision", "manifest.quantization", "manifest.attention_backend", "manifest.graph_mode", "manifest.cache_policy"} {
+		r.Contract = append(r.Contract, Field{Name: strings.TrimPrefix(k, "manifest."), A: values(runsA, k, fa), B: values(runsB, k, fb)})
+	}
+	unknown := []string{}
+	for _, k := range []string{"manifest.gpu_type", "manifest.gpu_count"} {
+		if a, b := values(runsA, k, fa), values(runsB, k, fb); (a == "" || a == "0") && (b == "" || b == "0") {
+			unknown = append(unknown, strings.TrimPrefix(k, "manifest."))
+		}
+	}
+	if len(unknown) > 0 {
+		r.Notes = append(r.Notes, "resource contract not recorded ("+strings.Join(unknown, ", ")+" empty on both sides): equal resources are not verified")
+	}
+	w := &r.Workload
+	w.SHA256A, w.SHA256B = values(runsA, "workload.sha256", fa), values(runsB, "workload.sha256", fb)
+	w.CountA, w.CountB = runsA[0].Result.Workload.Count, runsB[0].Result.Workload.Count
+	w.LoadA, w.LoadB = loadString(runsA[0].Result.Load), loadString(runsB[0].Result.Load)
+}
+
+func loadString(l benchmark.LoadPolicy) string {
+	var parts []string
+	switch l.Mode {
+	case "concurrency":
+		parts = append(parts, fmt.Sprintf("concurrency %d", l.Concurrency))
+	case "rate":
+		parts = append(parts, fmt.Sprintf("rate %g req/s (%s", l.Rate, l.Arrival))
+		if l.Burstiness != 0 && l.Burstiness != 1 {
+			parts[0] += fmt.Sprintf(", burstiness %g", l.Burstiness)
+		}
+		parts[0] += ")"
+		if l.MaxConcurrency > 0 {
+			parts = append(parts, fmt.Sprintf("max concurrency %d", l.MaxConcurrency))
+		}
+	case "":
+		parts = append(parts, "unknown")
+	default:
+		parts = append(parts, l.Mode)
+	}
+	parts = append(parts, fmt.Sprintf("%d measured requests", l.Requests), fmt.Sprintf("warmup %d", l.Warmup))
+	if l.DurationS > 0 {
+		parts = append(parts, fmt.Sprintf("duration %g s", l.DurationS))
+	}
+	if l.Drain != "" {
+		parts = append(parts, "drain "+l.Drain)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (r *Report) correctness(in Input) {
+	c := &r.Correctness
+	c.Quality = "not-run"
+	if in.Check == nil {
+		r.Notes = append(r.Notes, "correctness not checked: run servecmp check before trusting a speed-up")
+		return
+	}
+	s := in.Check.Summary
+	c.Checked, c.Path = true, in.CheckPath
+	c.Requests, c.ExactMatch, c.Failed, c.Passed = s.Requests, s.ExactMatch, s.Failed, s.Passed
+	c.Evidence = string(s.Evidence)
+	if in.Check.Quality.Status != "" {
+		c.Quality = in.Check.Quality.Status
+	}
+	c.QualityNote = in.Check.Quality.Note
+	if !c.Passed {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("correctness check failed: %d of %d requests matched exactly", s.ExactMatch, s.Requests))
+	}
+	if c.Quality == "fail" {
+		r.Warnings = append(r.Warnings, "downstream quality check failed")
+	}
+}
+
+func (r *Report) phase(runsA, runsB []Run) {
+	var kinds []string
+	for _, run := range append(slices.Clone(runsA), runsB...) {
+		res := run.Result
+		k := "steady state"
+		if res.Summary.CompletionTimeS != nil && res.Load.DurationS == 0 {
+			k = "fixed finite workload"
+		}
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	l := runsA[0].Result.Load
+	p := runsA[0].Result.Phases
+	detail := fmt.Sprintf("startup excluded (%d warmup requests), steady window %.1f s, drain %.1f s included in the duration",
+		l.Warmup, p.Steady.DurationS, p.Drain.DurationS)
+	r.Phase = strings.Join(kinds, " and ") + "; " + detail
+	if len(kinds) > 1 {
+		r.Warnings = append(r.Warnings, "runs mix fixed-workload and duration-bounded phases")
+	}
+}
+
+// latencyKinds are the latency distributions of benchmark.Summary.
+var latencyKinds = []struct {
+	name string
+	dist func(*benchmark.Summary) *benchmark.Dist
+}{
+	{"ttft_ms", func(s *benchmark.Summary) *benchmark.Dist { return &s.TTFT }},
+	{"tpot_ms", func(s *benchmark.Summary) *benchmark.Dist { return &s.TPOT }},
+	{"itl_ms", func(s *benchmark.Summary) *benchmark.Dist { return &s.ITL }},
+	{"itl_per_token_ms", func(s *benchmark.Summary) *benchmark.Dist { return &s.ITLPerToken }},
+	{"e2e_ms", func(s *benchmark.Summary) *benchmark.Dist { return &s.E2E }},
+}
+
+var latencyStats = []struct {
+	name string
+	stat stats.Stat
+	get  func(*benchmark.Dist) float64
+}{
+	{"mean", stats.Mean, func(d *benchmark.Dist) float64 { return d.Mean }},
+	{"p50", 0.50, func(d *benchmark.Dist) float64 { return d.P50 }},
+	{"p90", 0.90, func(d *benchmark.Dist) float64 { return d.P90 }},
+	{"p95", 0.95, func(d *benchmark.Dist) float64 { return d.P95 }},
+	{"p99", 0.99, func(d *benchmark.Dist) float64 { return d.P99 }},
+}
+
+func deltaPct(a, b float64) *float64 {
+	if a == 0 {
+		return nil
+	}
+	return ptr((b - a) / a * 100)
+}
+
+func ptr(f float64) *float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return &f
+}
+
+// verdictFromDiff turns a significant B−A difference into a verdict.
+func verdictFromDiff(diff float64, lowerBetter bool) string {
+	if diff == 0 {
+		return "~"
+	}
+	if (diff < 0) == lowerBetter {
+		return "b"
+	}
+	return "a"
+}
+
+// clustered latency kinds have many values per request; their tests use
+// the request as the unit.
+var clustered = map[string]bool{"itl_ms": true, "itl_per_token_ms": true}
+
+func (r *Report) latency(runsA, runsB []Run, in Input) {
+	haveRecords := len(in.RecordsA) > 0 && len(in.RecordsB) > 0
+	var ca, cb map[string][][]float64
+	if haveRecords {
+		var na, nb []string
+		ca, na = pooled(in.RecordsA)
+		cb, nb = pooled(in.RecordsB)
+		r.Notes = append(r.Notes, na...)
+		r.Notes = append(r.Notes, nb...)
+		r.Notes = append(r.Notes, fmt.Sprintf("latency rows compare per-request values pooled over runs: Mann–Whitney U (distribution shift) and a seeded bootstrap (%d resamples) of the B−A statistic; a verdict needs both p < alpha and an interval that excludes 0", in.Resamples),
+			"ITL rows use the request as the unit: the rank test compares per-request mean gaps and the bootstrap resamples whole requests")
+	} else if len(runsA) >= 2 && len(runsB) >= 2 {
+		r.Notes = append(r.Notes, "no records given: latency rows compare per-run summary values with Welch's t-test; pass --records-a/--records-b for per-request tests")
+	} else {
+		r.Notes = append(r.Notes, "no records and a single run on a side: latency verdicts need records (--records-a/--records-b) or repeated runs")
+	}
+	st := make([]stats.Stat, len(latencyStats))
+	for i, ls := range latencyStats {
+		st[i] = ls.stat
+	}
+	for ki, k := range latencyKinds {
+		if haveRecords {
+			xa, xb := flat(ca[k.name]), flat(cb[k.name])
+			if len(xa) == 0 || len(xb) == 0 {
+				continue
+			}
+			r.Latency = append(r.Latency, LatencySample{Name: k.name, A: xa, B: xb})
+			ua, ub := xa, xb
+			if clustered[k.name] {
+				ua, ub = means(ca[k.name]), means(cb[k.name])
+			}
+			mwu, _ := stats.MannWhitneyU(ua, ub)
+			ivs, err := stats.BootstrapClusters(ca[k.name], cb[k.name], st, in.Resamples, in.Alpha, in.Seed+uint64(ki))
+			if err != nil {
+				continue
+			}
+			for i, ls := range latencyStats {
+				a, b := statOf(xa, ls.stat), statOf(xb, ls.stat)
+				iv := ivs[i]
+				m := Metric{Name: k.name + "." + ls.name, Unit: "ms", A: a, B: b, DeltaPct: deltaPct(a, b),
+					PValue: ptr(mwu.P), CILow: ptr(iv.Low), CIHigh: ptr(iv.High), Method: "mann-whitney+bootstrap",
+					NA: len(ua), NB: len(ub), Verdict: "~"}
+				if clustered[k.name] {
+					m.Method = "mann-whitney+cluster-bootstrap"
+				}
+				if mwu.P < in.Alpha && (iv.Low > 0 || iv.High < 0) {
+					m.Verdict = verdictFromDiff(b-a, true)
+				}
+				r.Metrics = append(r.Metrics, m)
+			}
+			continue
+		}
+		for _, ls := range latencyStats {
+			va := perRun(runsA, func(s *benchmark.Summary) float64 { return ls.get(k.dist(s)) }, func(s *benchmark.Summary) bool { return k.dist(s).Count > 0 })
+			vb := perRun(runsB, func(s *benchmark.Summary) float64 { return ls.get(k.dist(s)) }, func(s *benchmark.Summary) bool { return k.dist(s).Count > 0 })
+			if len(va) == 0 || len(vb) == 0 {
+				continue
+			}
+			r.Metrics = append(r.Metrics, welchMetric(k.name+"."+ls.name, "ms", va, vb, true, in.Alpha, "needs records or repeated runs"))
+		}
+	}
+}
+
+// flat returns the pooled values of clusters, sorted.
+func flat(cs [][]float64) []float64 {
+	var out []float64
+	for _, c := range cs {
+		out = append(out, c...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// means returns the mean of each non-empty cluster.
+func means(cs [][]float64) []float64 {
+	var out []float64
+	for _, c := range cs {
+		if len(c) > 0 {
+			m, _ := meanSD(c)
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func statOf(sorted []float64, s stats.Stat) float64 {
+	if s == stats.Mean {
+		var sum float64
+		for _, v := range sorted {
+			sum += v
+		}
+		return sum / float64(len(sorted))
+	}
+	return stats.Quantile(sorted, float64(s))
+}
+
+func perRun(runs []Run, get func(*benchmark.Summary) float64, ok func(*benchmark.Summary) bool) []float64 {
+	var out []float64
+	for _, run := range runs {
+		s := &run.Result.Summary
+		if ok(s) {
+			out = append(out, get(s))
+		}
+	}
+	return out
+}
+
+// welchMetric compares per-run values; with fewer than two runs on a side
+// the verdict is "~" with a note.
+func welchMetric(name, unit string, va, vb []float64, lowerBetter bool, alpha float64, single string) Metric {
+	ma, sda := meanSD(va)
+	mb, sdb := meanSD(vb)
+	m := Metric{Name: name, Unit: unit, A: ma, B: mb, DeltaPct: deltaPct(ma, mb), Verdict: "~", NA: len(va), NB: len(vb), SDA: sda, SDB: sdb}
+	w, err := stats.WelchT(va, vb, alpha)
+	if err != nil {
+		m.Method = "none"
+		m.Note = fmt.Sprintf("%d run(s) for A, %d for B: %s", len(va), len(vb), single)
+		return m
+	}
+	m.Method = "welch-t"
+	m.PValue, m.CILow, m.CIHigh = ptr(w.P), ptr(w.CILow), ptr(w.CIHigh)
+	if w.P < alpha {
+		m.Verdict = verdictFromDiff(mb-ma, lowerBetter)
+	}
+	return m
+}
+
+func meanSD(v []float64) (mean, sd float64) {
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(v)-1))
+}
+
+var throughputMetrics = []struct {
+	name, unit  string
+	lowerBetter bool
+	get         func(*benchmark.Summary) float64
+	ok          func(*benchmark.Summary) bool
+}{
+	{"output_throughput", "tok/s", false, func(s *benchmark.Summary) float64 { return s.OutputThroughput }, nil},
+	{"input_throughput", "tok/s", false, func(s *benchmark.Summary) float64 { return s.InputThroughput }, nil},
+	{"request_throughput", "req/s", false, func(s *benchmark.Summary) float64 { return s.RequestThroughput }, nil},
+	{"completion_time_s", "s", true, func(s *benchmark.Summary) float64 { return *s.CompletionTimeS },
+		func(s *benchmark.Summary) bool { return s.CompletionTimeS != nil }},
+}
+
+func (r *Report) throughput(runsA, runsB []Run, alpha float64) {
+	single := false
+	for _, t := range throughputMetrics {
+		ok := t.ok
+		if ok == nil {
+			ok = func(*benchmark.Summary) bool { return true }
+		}
+		va, vb := perRun(runsA, t.get, ok), perRun(runsB, t.get, ok)
+		if len(va) == 0 || len(vb) == 0 {
+			continue
+		}
+		m := welchMetric(t.name, t.unit, va, vb, t.lowerBetter, alpha, "a throughput verdict needs repeated runs")
+		single = single || m.Method == "none"
+		r.Metrics = append(r.Metrics, m)
+	}
+	if single {
+		r.Notes = append(r.Notes, "throughput verdicts need at least two runs per side (Welch's t-test on per-run values); repeat the runs")
+	}
+}
+
+func (r *Report) counts(runsA, runsB []Run) {
+	sum := func(runs []Run, get func(*benchmark.Summary) float64) float64 {
+		var t float64
+		for _, run := range runs {
+			t += get(&run.Result.Summary)
+		}
+		return t
+	}
+	for _, c := range []struct {
+		name string
+		get  func(*benchmark.Summary) float64
+	}{
+		{"runs", func(*benchmark.Summary) float64 { return 1 }},
+		{"requests_ok", func(s *benchmark.Summary) float64 { return float64(s.RequestsOK) }},
+		{"requests_failed", func(s *benchmark.Summary) float64 { return float64(s.RequestsFailed) }},
+		{"requests_cancelled", func(s *benchmark.Summary) float64 { return float64(s.RequestsCancelled) }},
+		{"input_tokens", func(s *benchmark.Summary) float64 { return float64(s.InputTokens) }},
+		{"output_tokens", func(s *benchmark.Summary) float64 { return float64(s.OutputTokens) }},
+		{"duration_s", func(s *benchmark.Summary) float64 { return s.DurationS }},
+	} {
+		r.Counts = append(r.Counts, Count{Name: c.name, A: sum(runsA, c.get), B: sum(runsB, c.get)})
+	}
+	fa, fb := sum(runsA, func(s *benchmark.Summary) float64 { return float64(s.RequestsFailed) }),
+		sum(runsB, func(s *benchmark.Summary) float64 { return float64(s.RequestsFailed) })
+	if fa > 0 || fb > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("failed requests: A %g, B %g; latency figures use successful requests only", fa, fb))
+	}
+}
+
+// pooled gathers the per-request latency samples of every records file,
+// one cluster per request: successful requests of each file's last step (a
+// sweep's records hold every step; the result's summary is the last one's).
+func pooled(files []Records) (map[string][][]float64, []string) {
+	out := map[string][][]float64{}
+	var notes []string
+	for _, f := range files {
+		last := 0
+		for i := range f.Records {
+			last = max(last, f.Records[i].Step)
+		}
+		if last > 0 {
+			notes = append(notes, fmt.Sprintf("%s: sweep records; only step %d (the last) is pooled", f.Path, last))
+		}
+		for i := range f.Records {
+			rec := &f.Records[i]
+			if !rec.OK || rec.Step != last {
+				continue
+			}
+			addRecord(out, rec)
+		}
+	}
+	return out, notes
+}
+
+// addRecord derives the latency samples of one successful request exactly
+// as benchmark.Summarize does: TTFT when a content chunk arrived; E2E as
+// recorded; TPOT as (E2E−TTFT)/(completion_tokens−1) when more than one
+// token arrived; ITL as the gaps between consecutive content chunks; ITL
+// per token as each gap plus k−1 zeros for every k-token chunk.
+func addRecord(out map[string][][]float64, rec *benchmark.Record) {
+	out["e2e_ms"] = append(out["e2e_ms"], []float64{rec.E2EMs})
+	if len(rec.ChunkTimesMs) == 0 {
+		return
+	}
+	out["ttft_ms"] = append(out["ttft_ms"], []float64{rec.TTFTMs})
+	if n := rec.CompletionTokens; n > 1 {
+		out["tpot_ms"] = append(out["tpot_ms"], []float64{(rec.E2EMs - rec.TTFTMs) / float64(n-1)})
+	}
+	var itl, perTok []float64
+	for j, t := range rec.ChunkTimesMs {
+		if j > 0 {
+			g := t - rec.ChunkTimesMs[j-1]
+			itl = append(itl, g)
+			perTok = append(perTok, g)
+		}
+		if j < len(rec.ChunkTokens) {
+			for range rec.ChunkTokens[j] - 1 {
+				perTok = append(perTok, 0)
+			}
+		}
+	}
+	if len(itl) > 0 {
+		out["itl_ms"] = append(out["itl_ms"], itl)
+	}
+	if len(perTok) > 0 {
+		out["itl_per_token_ms"] = append(out["itl_per_token_ms"], perTok)
+	}
+}

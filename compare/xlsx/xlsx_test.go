@@ -1,0 +1,76 @@
+package xlsx
+
+import (
+	"archive/zip"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/servecmp/servecmp/compare/internal/fixture"
+)
+
+func TestWorkbookReadBack(t *testing.T) {
+	rep := fixture.Report()
+	path := filepath.Join(t.TempDir(), "review.xlsx")
+	if err := WriteFile(path, rep); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got := f.GetSheetList(); !slices.Equal(got, Sheets) {
+		t.Fatalf("sheets %v, want %v", got, Sheets)
+	}
+	if v, _ := f.GetCellValue("Summary", "B2"); v != "comparable" {
+		t.Errorf("Summary!B2 = %q, want comparable", v)
+	}
+	if v, _ := f.GetCellValue("Latency", "A2"); v != "ttft_ms.mean" {
+		t.Errorf("Latency!A2 = %q", v)
+	}
+	// Raw numbers, not text: the A value of ttft mean is the metric's value.
+	if v, _ := f.GetCellValue("Latency", "C2", excelize.Options{RawCellValue: true}); v == "" || strings.ContainsAny(v, "ms ") {
+		t.Errorf("Latency!C2 raw = %q, want a number", v)
+	}
+	if v, _ := f.GetCellValue("Throughput", "A2"); v != "output_throughput" {
+		t.Errorf("Throughput!A2 = %q", v)
+	}
+	if v, _ := f.GetCellValue("Regions", "D1"); v != "attention busy (ms)" {
+		t.Errorf("Regions!D1 = %q", v)
+	}
+	if v, _ := f.GetCellValue("Regions", "D2", excelize.Options{RawCellValue: true}); v != "500" {
+		t.Errorf("Regions!D2 = %q, want 500 (ms)", v)
+	}
+	if v, _ := f.GetCellValue("Sweep", "D5", excelize.Options{RawCellValue: true}); v != "8" {
+		t.Errorf("Sweep!D5 = %q, want offered 8", v)
+	}
+	rows, _ := f.GetRows("Requests")
+	if len(rows) != 1+200 {
+		t.Errorf("Requests has %d rows, want 201", len(rows))
+	}
+	for _, s := range Sheets {
+		p, err := f.GetPanes(s)
+		if err != nil || !p.Freeze || p.YSplit != 1 {
+			t.Errorf("sheet %s: header row not frozen (%+v, %v)", s, p, err)
+		}
+	}
+	// Native charts: latency, sweep and stacked regions.
+	z, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	charts := 0
+	for _, zf := range z.File {
+		if strings.HasPrefix(zf.Name, "xl/charts/chart") {
+			charts++
+		}
+	}
+	if charts != 3 {
+		t.Errorf("%d charts, want 3", charts)
+	}
+}

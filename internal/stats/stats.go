@@ -1,0 +1,329 @@
+// Package stats holds the two-sample tests and resampling helpers that
+// servecmp's comparison needs beyond gonum: the Mann–Whitney U rank test
+// (normal approximation with tie and continuity correction), Welch's
+// unequal-variance t-test, type-4 quantiles and a seeded bootstrap of a
+// quantile or mean difference.
+//
+// The package knows nothing about serving: samples are plain float64 values
+// in whatever unit the caller uses, and every function is deterministic for
+// a given input (the bootstrap takes its seed). NaN values are not allowed
+// in samples; callers drop them first.
+package stats
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// ErrTooFew is returned when a sample is too small for the test.
+var ErrTooFew = errors.New("stats: sample too small")
+
+// MWU is the result of a two-sided Mann–Whitney U test.
+type MWU struct {
+	U1, U2 float64 // U statistics of the first and second sample; U1+U2 = n1*n2
+	Z      float64 // normal-approximation z score of U1 (continuity-corrected)
+	P      float64 // two-sided p-value
+	// CLES is the common-language effect size: the probability that a value
+	// drawn from the first sample exceeds one from the second (ties count
+	// one half), U1/(n1*n2).
+	CLES float64
+}
+
+// MannWhitneyU runs the two-sided Mann–Whitney U test on x and y with the
+// normal approximation, correcting the variance for ties and applying a 0.5
+// continuity correction. Both samples need at least one value. When every
+// value is tied the p-value is 1.
+func MannWhitneyU(x, y []float64) (MWU, error) {
+	n1, n2 := len(x), len(y)
+	if n1 == 0 || n2 == 0 {
+		return MWU{}, ErrTooFew
+	}
+	type obs struct {
+		v     float64
+		first bool
+	}
+	all := make([]obs, 0, n1+n2)
+	for _, v := range x {
+		all = append(all, obs{v, true})
+	}
+	for _, v := range y {
+		all = append(all, obs{v, false})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].v < all[j].v })
+	n := float64(n1 + n2)
+	var r1, tieSum float64
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && all[j].v == all[i].v {
+			j++
+		}
+		// Positions i..j-1 share the mean of ranks i+1..j.
+		rank := float64(i+1+j) / 2
+		for k := i; k < j; k++ {
+			if all[k].first {
+				r1 += rank
+			}
+		}
+		if t := float64(j - i); t > 1 {
+			tieSum += t*t*t - t
+		}
+		i = j
+	}
+	fn1, fn2 := float64(n1), float64(n2)
+	u1 := r1 - fn1*(fn1+1)/2
+	res := MWU{U1: u1, U2: fn1*fn2 - u1, CLES: u1 / (fn1 * fn2), P: 1}
+	mean := fn1 * fn2 / 2
+	variance := fn1 * fn2 / 12 * ((n + 1) - tieSum/(n*(n-1)))
+	if variance <= 0 || math.IsNaN(variance) {
+		return res, nil
+	}
+	d := u1 - mean
+	switch {
+	case d > 0.5:
+		d -= 0.5
+	case d < -0.5:
+		d += 0.5
+	default:
+		d = 0
+	}
+	res.Z = d / math.Sqrt(variance)
+	res.P = math.Min(1, 2*distuv.UnitNormal.Survival(math.Abs(res.Z)))
+	return res, nil
+}
+
+// Welch is the result of a two-sided Welch t-test.
+type Welch struct {
+	MeanX, MeanY float64
+	SDX, SDY     float64 // sample standard deviations (n-1)
+	T            float64 // (MeanY-MeanX)/SE
+	DF           float64 // Welch–Satterthwaite degrees of freedom
+	P            float64 // two-sided p-value
+	// CILow, CIHigh bound the confidence interval of MeanY-MeanX at the
+	// level asked for.
+	CILow, CIHigh float64
+}
+
+// WelchT runs Welch's two-sided t-test of mean(y) against mean(x) and
+// returns the confidence interval of mean(y)-mean(x) at level 1-alpha.
+// Each sample needs at least two values. When both samples have zero
+// variance the p-value is 1 if the means are equal and 0 otherwise, and the
+// interval is the point difference.
+func WelchT(x, y []float64, alpha float64) (Welch, error) {
+	if len(x) < 2 || len(y) < 2 {
+		return Welch{}, ErrTooFew
+	}
+	mx, vx := stat.MeanVariance(x, nil)
+	my, vy := stat.MeanVariance(y, nil)
+	nx, ny := float64(len(x)), float64(len(y))
+	w := Welch{MeanX: mx, MeanY: my, SDX: math.Sqrt(vx), SDY: math.Sqrt(vy)}
+	diff := my - mx
+	ax, ay := vx/nx, vy/ny
+	se := math.Sqrt(ax + ay)
+	if se == 0 {
+		w.CILow, w.CIHigh = diff, diff
+		if diff == 0 {
+			w.P = 1
+		} else {
+			w.T = math.Copysign(math.Inf(1), diff)
+		}
+		return w, nil
+	}
+	w.T = diff / se
+	w.DF = (ax + ay) * (ax + ay) / (ax*ax/(nx-1) + ay*ay/(ny-1))
+	dist := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: w.DF}
+	w.P = math.Min(1, 2*dist.Survival(math.Abs(w.T)))
+	q := dist.Quantile(1 - alpha/2)
+	w.CILow, w.CIHigh = diff-q*se, diff+q*se
+	return w, nil
+}
+
+// Quantile returns the p-quantile (0 <= p <= 1) of the sorted sample by
+// linear interpolation of the empirical distribution function
+// (Hyndman–Fan type 4, gonum's stat.LinInterp, the definition servecmp
+// benchmark uses for its percentiles): with h = p·n and 1-based x, the
+// result is x[⌊h⌋] + (h−⌊h⌋)(x[⌊h⌋+1] − x[⌊h⌋]), and x[1] when h ≤ 1. It
+// returns NaN for an empty sample.
+func Quantile(sorted []float64, p float64) float64 {
+	return quantileAt(func(k int) float64 { return sorted[k] }, len(sorted), p)
+}
+
+// quantileAt is Quantile over a sample of n values given by its k-th
+// smallest (0-based).
+func quantileAt(nth func(k int) float64, n int, p float64) float64 {
+	if n == 0 {
+		return math.NaN()
+	}
+	h := p * float64(n)
+	if h <= 1 {
+		return nth(0)
+	}
+	if h >= float64(n) {
+		return nth(n - 1)
+	}
+	lo := int(math.Floor(h)) // 1-based index of the lower neighbour
+	a := nth(lo - 1)
+	frac := h - float64(lo)
+	if frac == 0 {
+		return a
+	}
+	return a + frac*(nth(lo)-a)
+}
+
+// Stat selects the statistic a bootstrap resamples: a quantile in [0, 1],
+// or Mean.
+type Stat float64
+
+// Mean asks Bootstrap for the difference of means.
+const Mean Stat = -1
+
+// Interval is a bootstrap confidence interval of stat(y)-stat(x).
+type Interval struct {
+	Diff      float64 // the statistic on the original samples: stat(y)-stat(x)
+	Low, High float64 // percentile interval at level 1-alpha
+}
+
+// Bootstrap resamples x and y independently with replacement b times
+// (seeded, so the result is reproducible) and returns, for every statistic
+// in stats, the percentile confidence interval of stat(y)-stat(x) at level
+// 1-alpha. Each resample serves all statistics at once.
+func Bootstrap(x, y []float64, stats []Stat, b int, alpha float64, seed uint64) ([]Interval, error) {
+	return BootstrapClusters(singletons(x), singletons(y), stats, b, alpha, seed)
+}
+
+func singletons(v []float64) [][]float64 {
+	out := make([][]float64, len(v))
+	for i := range v {
+		out[i] = v[i : i+1]
+	}
+	return out
+}
+
+// BootstrapClusters is Bootstrap for samples made of clusters of
+// correlated values (for example the inter-token gaps of one request): it
+// resamples whole clusters with replacement and evaluates each statistic on
+// the pooled values of the resampled clusters. Empty clusters are allowed;
+// each side needs at least one value.
+func BootstrapClusters(x, y [][]float64, stats []Stat, b int, alpha float64, seed uint64) ([]Interval, error) {
+	px, py := newPool(x), newPool(y)
+	if px == nil || py == nil {
+		return nil, ErrTooFew
+	}
+	if b < 1 {
+		return nil, errors.New("stats: bootstrap needs at least one resample")
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	diffs := make([][]float64, len(stats))
+	for i := range diffs {
+		diffs[i] = make([]float64, b)
+	}
+	vx, vy := make([]float64, len(stats)), make([]float64, len(stats))
+	for r := range b {
+		px.resample(stats, vx, rng)
+		py.resample(stats, vy, rng)
+		for i := range stats {
+			diffs[i][r] = vy[i] - vx[i]
+		}
+	}
+	out := make([]Interval, len(stats))
+	for i, s := range stats {
+		d := diffs[i]
+		slices.Sort(d)
+		out[i] = Interval{
+			Diff: statOf(py.vals, s) - statOf(px.vals, s),
+			Low:  Quantile(d, alpha/2),
+			High: Quantile(d, 1-alpha/2),
+		}
+	}
+	return out, nil
+}
+
+// pool is a clustered sample with its values sorted once; a resample is a
+// count per cluster, and every value weighs its cluster's count, so the
+// resample in sorted order is the pool walked with each value repeated.
+type pool struct {
+	vals    []float64 // sorted
+	cluster []int     // cluster of vals[i]
+	count   []int     // per cluster, reused by resample
+	weight  []int     // per value, reused by resample
+}
+
+func newPool(cs [][]float64) *pool {
+	type vc struct {
+		v float64
+		c int
+	}
+	var all []vc
+	for c, vs := range cs {
+		for _, v := range vs {
+			all = append(all, vc{v, c})
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].v < all[j].v })
+	p := &pool{vals: make([]float64, len(all)), cluster: make([]int, len(all)), count: make([]int, len(cs)), weight: make([]int, len(all))}
+	for i, a := range all {
+		p.vals[i], p.cluster[i] = a.v, a.c
+	}
+	return p
+}
+
+func (p *pool) resample(stats []Stat, out []float64, rng *rand.Rand) {
+	clear(p.count)
+	nc := len(p.count)
+	for range nc {
+		p.count[rng.IntN(nc)]++
+	}
+	n := 0
+	var sum float64
+	for i := range p.vals {
+		w := p.count[p.cluster[i]]
+		p.weight[i] = w
+		n += w
+		sum += float64(w) * p.vals[i]
+	}
+	if n == 0 {
+		// Every drawn cluster was empty: fall back to the original sample.
+		for i := range p.weight {
+			p.weight[i] = 1
+		}
+		n = len(p.vals)
+		sum = 0
+		for _, v := range p.vals {
+			sum += v
+		}
+	}
+	for k, s := range stats {
+		if s == Mean {
+			out[k] = sum / float64(n)
+			continue
+		}
+		out[k] = quantileAt(func(k int) float64 { return nth(p.vals, p.weight, k) }, n, float64(s))
+	}
+}
+
+func statOf(sorted []float64, s Stat) float64 {
+	if s == Mean {
+		return stat.Mean(sorted, nil)
+	}
+	return Quantile(sorted, float64(s))
+}
+
+// nth returns the k-th (0-based) value of the resample described by count.
+func nth(sorted []float64, count []int, k int) float64 {
+	seen := 0
+	for i, c := range count {
+		seen += c
+		if seen > k {
+			return sorted[i]
+		}
+	}
+	return sorted[len(sorted)-1]
+}

@@ -1,0 +1,269 @@
+// Package table is servecmp's presentation model and its encoders.
+//
+// A Table holds raw values: integers, floats, strings, or nil for "no
+// value". Columns carry a unit; only the encoders format numbers:
+//
+//   - Text renders a readable, aligned table: "ns" columns as milliseconds
+//     with three decimals, "share" columns (a fraction 0..1) as percent,
+//     "ns/req" and "ns/token" as ms per request or token;
+//   - CSV keeps the raw numbers and puts the unit in the header ("busy_ns");
+//   - JSON writes every table with its columns and raw rows.
+//
+// The package uses the standard library only and never prints on its own.
+package table
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Units understood by the encoders. Any other unit is shown as is.
+const (
+	NS       = "ns"       // nanoseconds, int64
+	Share    = "share"    // fraction 0..1, float64
+	Count    = "count"    // plain count, int64
+	NSPerReq = "ns/req"   // ns per request, float64
+	NSPerTok = "ns/token" // ns per output token, float64
+)
+
+// Column is a table column: a snake_case name and a unit ("" for text).
+type Column struct {
+	Name string `json:"name"`
+	Unit string `json:"unit,omitempty"`
+	// Max, when > 0, caps a text cell's width in Text output: longer
+	// values are cut and end in "…". CSV and JSON keep the whole value.
+	Max int `json:"-"`
+}
+
+// Table is a named grid of raw values. Each row has len(Columns) cells.
+type Table struct {
+	Name    string   `json:"name"`  // snake_case identifier, used by CSV and JSON
+	Title   string   `json:"title"` // heading for text output
+	Columns []Column `json:"columns"`
+	Rows    [][]any  `json:"rows"`
+	Notes   []string `json:"notes,omitempty"`
+}
+
+// Add appends a row.
+func (t *Table) Add(cells ...any) { t.Rows = append(t.Rows, cells) }
+
+// Encoder writes tables to w.
+type Encoder func(w io.Writer, ts []*Table) error
+
+// Text writes each table as aligned columns under its title, separated by a
+// blank line. Text columns are left-aligned, numbers right-aligned.
+func Text(w io.Writer, ts []*Table) error {
+	var b strings.Builder
+	for k, t := range ts {
+		if k > 0 {
+			b.WriteByte('\n')
+		}
+		if t.Title != "" {
+			b.WriteString(t.Title)
+			b.WriteByte('\n')
+		}
+		head := make([]string, len(t.Columns))
+		width := make([]int, len(t.Columns))
+		right := make([]bool, len(t.Columns))
+		for i, c := range t.Columns {
+			head[i] = textHeader(c)
+			width[i] = utf8.RuneCountInString(head[i])
+			right[i] = c.Unit != ""
+		}
+		cells := make([][]string, len(t.Rows))
+		for r, row := range t.Rows {
+			cells[r] = make([]string, len(t.Columns))
+			for i := range t.Columns {
+				var v any
+				if i < len(row) {
+					v = row[i]
+				}
+				s := textCell(t.Columns[i].Unit, v)
+				if m := t.Columns[i].Max; m > 1 && utf8.RuneCountInString(s) > m {
+					s = string([]rune(s)[:m-1]) + "…"
+				}
+				cells[r][i] = s
+				width[i] = max(width[i], utf8.RuneCountInString(s))
+			}
+		}
+		writeRow(&b, head, width, right)
+		for _, row := range cells {
+			writeRow(&b, row, width, right)
+		}
+		for _, n := range t.Notes {
+			b.WriteString("note: ")
+			b.WriteString(n)
+			b.WriteByte('\n')
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeRow(b *strings.Builder, cells []string, width []int, right []bool) {
+	var line strings.Builder
+	for i, s := range cells {
+		if i > 0 {
+			line.WriteString("  ")
+		}
+		pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(s))
+		if right[i] {
+			line.WriteString(pad)
+			line.WriteString(s)
+		} else {
+			line.WriteString(s)
+			if i < len(cells)-1 {
+				line.WriteString(pad)
+			}
+		}
+	}
+	b.WriteString(strings.TrimRight(line.String(), " "))
+	b.WriteByte('\n')
+}
+
+func textHeader(c Column) string {
+	switch c.Unit {
+	case NS:
+		return c.Name + " ms"
+	case Share:
+		return c.Name + " %"
+	case NSPerReq:
+		return c.Name + " ms/req"
+	case NSPerTok:
+		return c.Name + " ms/tok"
+	case "", Count:
+		return c.Name
+	}
+	return c.Name + " " + c.Unit
+}
+
+func textCell(unit string, v any) string {
+	if f, ok := v.(float64); v == nil || ok && math.IsNaN(f) {
+		return "-"
+	}
+	switch unit {
+	case NS, NSPerReq, NSPerTok:
+		if f, ok := toFloat(v); ok {
+			return strconv.FormatFloat(f/1e6, 'f', 3, 64)
+		}
+	case Share:
+		if f, ok := toFloat(v); ok {
+			return strconv.FormatFloat(f*100, 'f', 1, 64)
+		}
+	}
+	return plain(v)
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case uint32:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case float64:
+		return x, !math.IsNaN(x)
+	}
+	return 0, false
+}
+
+// plain formats a value without unit scaling: integers in full, floats with
+// the fewest digits that round-trip.
+func plain(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case float64:
+		if math.IsNaN(x) {
+			return ""
+		}
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case float32:
+		return strconv.FormatFloat(float64(x), 'f', -1, 32)
+	}
+	return fmt.Sprint(v)
+}
+
+// CSV writes every table as one CSV block: a "# title" comment line, the
+// header with units as suffixes (busy_ns, busy_share), the rows with raw
+// values, and a blank line between tables.
+func CSV(w io.Writer, ts []*Table) error {
+	cw := csv.NewWriter(w)
+	for k, t := range ts {
+		if k > 0 {
+			cw.Write(nil)
+		}
+		if err := cw.Write([]string{"# " + t.Name}); err != nil {
+			return err
+		}
+		head := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			head[i] = csvHeader(c)
+		}
+		cw.Write(head)
+		rec := make([]string, len(t.Columns))
+		for _, row := range t.Rows {
+			for i := range rec {
+				rec[i] = ""
+				if i < len(row) {
+					rec[i] = plain(row[i])
+				}
+			}
+			cw.Write(rec)
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func csvHeader(c Column) string {
+	switch c.Unit {
+	case "", Count:
+		return c.Name
+	case NSPerReq:
+		return c.Name + "_ns_per_req"
+	case NSPerTok:
+		return c.Name + "_ns_per_token"
+	}
+	if strings.HasSuffix(c.Name, c.Unit) {
+		return c.Name
+	}
+	return c.Name + "_" + c.Unit
+}
+
+// JSON writes {"tables": [...]} with raw cell values; NaN becomes null.
+func JSON(w io.Writer, ts []*Table) error {
+	clean := make([]*Table, len(ts))
+	for i, t := range ts {
+		c := *t
+		c.Rows = make([][]any, len(t.Rows))
+		for r, row := range t.Rows {
+			c.Rows[r] = make([]any, len(row))
+			for j, v := range row {
+				if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+					v = nil
+				}
+				c.Rows[r][j] = v
+			}
+		}
+		clean[i] = &c
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Tables []*Table `json:"tables"`
+	}{clean})
+}

@@ -1,0 +1,185 @@
+package nsys
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+)
+
+// rawScan runs query on its own pool connection through the driver's raw
+// interface and calls fn with each row's values. database/sql's Scan would
+// cost several times the SQLite read itself on million-row tables.
+//
+// The statement runs under a context without a deadline (the driver then
+// steps rows on its fast path); ctx is checked every 16384 rows instead.
+func rawScan(ctx context.Context, db *sql.DB, query string, args []driver.NamedValue, ncol int, fn func([]driver.Value) error) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		cp, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return errors.New("sqlite driver lacks PrepareContext")
+		}
+		st, err := cp.PrepareContext(context.Background(), query)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		sq, ok := st.(driver.StmtQueryContext)
+		if !ok {
+			return errors.New("sqlite driver lacks QueryContext")
+		}
+		rows, err := sq.QueryContext(context.Background(), args)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		vals := make([]driver.Value, ncol)
+		for i := 1; ; i++ {
+			if i&0x3FFF == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			err := rows.Next(vals)
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if err := fn(vals); err != nil {
+				return err
+			}
+		}
+	})
+}
+
+// rowidRange returns the smallest and largest rowid of table t; ok is
+// false for an empty table.
+func rowidRange(ctx context.Context, db *sql.DB, t string) (lo, hi int64, ok bool, err error) {
+	var a, b sql.NullInt64
+	if err := db.QueryRowContext(ctx, "SELECT min(rowid) FROM "+t).Scan(&a); err != nil {
+		return 0, 0, false, err
+	}
+	if err := db.QueryRowContext(ctx, "SELECT max(rowid) FROM "+t).Scan(&b); err != nil {
+		return 0, 0, false, err
+	}
+	if !a.Valid || !b.Valid {
+		return 0, 0, false, nil
+	}
+	return a.Int64, b.Int64, true, nil
+}
+
+// maxRowSpan bounds the rowid span of one table: the reader sizes its
+// buffers by rowid span (exports number rows 1..n), and a file claiming
+// more rows than this is refused rather than trusted.
+const maxRowSpan = 1 << 28
+
+// minChunk is the smallest rowid range worth its own connection (a
+// variable so that tests can exercise the parallel path on small files).
+var minChunk int64 = 1 << 17
+
+// chunks splits the rowid range [lo, hi] into at most n ranges of at
+// least minChunk rows.
+func chunks(lo, hi int64, n int) [][2]int64 {
+	span := hi - lo + 1
+	if k := int(span / minChunk); k < n {
+		n = max(k, 1)
+	}
+	out := make([][2]int64, 0, n)
+	for i := range n {
+		a := lo + span*int64(i)/int64(n)
+		b := lo + span*int64(i+1)/int64(n) - 1
+		out = append(out, [2]int64{a, b})
+	}
+	return out
+}
+
+// workers is how many connections scan one table at once.
+func workers() int { return min(runtime.GOMAXPROCS(0), 4) }
+
+// runAll runs fns concurrently and returns the first error.
+func runAll(fns []func() error) error {
+	if len(fns) == 1 {
+		return fns[0]()
+	}
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, f := range fns {
+		wg.Go(func() { errs[i] = f() })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// i64 reads an integer column; ok is false for NULL or a non-integer.
+func i64(v driver.Value) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case float64:
+		return int64(x), true
+	}
+	return 0, false
+}
+
+// text reads a text column; ok is false for NULL.
+func text(v driver.Value) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case []byte:
+		return string(x), true
+	case int64:
+		return fmt.Sprint(x), true
+	}
+	return "", false
+}
+
+// partition reorders items in place so that items with equal keys are
+// contiguous, in key order 0..nkeys-1, and returns the sub-slice of each
+// key (capacity clipped so that appends never overwrite a neighbour).
+// It runs in O(len(items)) time and allocates only per key.
+func partition[T any](items []T, keys []uint16, nkeys int) [][]T {
+	counts := make([]int, nkeys)
+	for _, k := range keys {
+		counts[k]++
+	}
+	starts := make([]int, nkeys)
+	ends := make([]int, nkeys)
+	pos := 0
+	for k, c := range counts {
+		starts[k] = pos
+		pos += c
+		ends[k] = pos
+	}
+	next := append([]int(nil), starts...)
+	for k := range nkeys {
+		for i := next[k]; i < ends[k]; i = next[k] {
+			want := int(keys[i])
+			if want == k {
+				next[k]++
+				continue
+			}
+			// swap item i into its bucket
+			j := next[want]
+			next[want]++
+			items[i], items[j] = items[j], items[i]
+			keys[i], keys[j] = keys[j], keys[i]
+		}
+	}
+	out := make([][]T, nkeys)
+	for k := range nkeys {
+		out[k] = items[starts[k]:ends[k]:ends[k]]
+	}
+	return out
+}
