@@ -37,6 +37,10 @@ type ClientOptions struct {
 	Conns int
 	// RequestTimeout bounds one request from send to end of stream; 0 = none.
 	RequestTimeout time.Duration
+	// MeasureOverhead records, for every read that carried content, the
+	// time from the read returning to its last chunk being recorded (the
+	// client's own added latency); see Overheads. Off in normal runs.
+	MeasureOverhead bool
 }
 
 // Client sends streaming requests over one shared keep-alive transport.
@@ -46,6 +50,18 @@ type Client struct {
 	hc      *http.Client
 	timeout time.Duration
 	bufs    sync.Pool
+
+	measure   bool
+	ovMu      sync.Mutex
+	overheads []time.Duration
+}
+
+// Overheads returns the per-read client overheads recorded so far (only
+// with ClientOptions.MeasureOverhead).
+func (c *Client) Overheads() []time.Duration {
+	c.ovMu.Lock()
+	defer c.ovMu.Unlock()
+	return append([]time.Duration(nil), c.overheads...)
 }
 
 // NewClient returns a client whose transport keeps up to o.Conns idle
@@ -53,7 +69,8 @@ type Client struct {
 func NewClient(o ClientOptions) *Client {
 	conns := max(o.Conns, 1)
 	tr := &http.Transport{
-		Proxy:               http.ProxyFromEnvironment,
+		// No proxy: a benchmark through a proxy would measure the proxy.
+		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        conns + 16,
 		MaxIdleConnsPerHost: conns + 16,
@@ -68,6 +85,7 @@ func NewClient(o ClientOptions) *Client {
 		apiKey:  o.APIKey,
 		hc:      &http.Client{Transport: tr},
 		timeout: o.RequestTimeout,
+		measure: o.MeasureOverhead,
 	}
 	c.bufs.New = func() any { b := make([]byte, 32<<10); return &b }
 	return c
@@ -78,6 +96,15 @@ func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
 // HTTPClient returns the shared client, for scraping server metrics.
 func (c *Client) HTTPClient() *http.Client { return c.hc }
+
+// scrub removes the API key from a message that may echo it (a server's
+// error text), so that it never reaches a record.
+func (c *Client) scrub(msg string) string {
+	if c.apiKey == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, c.apiKey, "[api key]")
+}
 
 func (c *Client) auth(r *http.Request) {
 	if c.apiKey != "" {
@@ -93,7 +120,6 @@ func newClock() clock                    { return clock{start: time.Now()} }
 func (c clock) now() time.Duration       { return time.Since(c.start) }
 func ms(d time.Duration) float64         { return float64(d) / 1e6 }
 func seconds(d time.Duration) float64    { return d.Seconds() }
-func durMs(f float64) time.Duration      { return time.Duration(f * 1e6) }
 func durSeconds(f float64) time.Duration { return time.Duration(f * 1e9) }
 
 // wireChunk is the part of a streamed chunk the client reads. Content
@@ -141,11 +167,13 @@ type stream struct {
 	rec       *Record
 	sent      time.Duration
 	at        time.Duration // arrival time of the bytes being parsed
-	chunk     wireChunk
+	chunk     wireChunk     // scratch for the encoding/json fallback
+	info      chunkInfo
 	done      bool // [DONE] seen
 	finished  bool // a finish_reason seen
 	usage     bool
-	cumTokens int // last cumulative completion count seen on a content chunk
+	cumTokens int  // last cumulative completion count seen on a content chunk
+	contUsage bool // content chunks carry cumulative usage
 	events    int
 }
 
@@ -157,49 +185,49 @@ func (s *stream) event(data []byte) error {
 		s.done = true
 		return errStop
 	}
-	c := &s.chunk
-	*c = wireChunk{}
-	if err := json.Unmarshal(data, c); err != nil {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil // an empty data line: a keep-alive, not a chunk
+	}
+	ci := &s.info
+	if err := decodeChunk(data, &s.chunk, ci); err != nil {
 		return &requestError{ClassBadResponse, fmt.Sprintf("unparseable chunk %q: %v", clip(data, 120), err)}
 	}
-	if nonEmpty(c.Error) || c.Object == "error" {
+	if ci.isError {
 		return &requestError{ClassServerError, errorMessage(data)}
 	}
-	content := false
-	var tokenIDs int
-	if len(c.Choices) > 0 {
-		ch := &c.Choices[0]
-		content = nonEmpty(ch.Text) || nonEmpty(ch.Delta.Content) || nonEmpty(ch.Delta.ReasoningContent) ||
-			nonEmpty(ch.Delta.Reasoning) || nonEmpty(ch.Delta.ToolCalls)
-		if ch.FinishReason != nil && *ch.FinishReason != "" {
-			s.finished = true
-			s.rec.FinishReason = *ch.FinishReason
+	content := ci.content
+	if ci.finish != "" {
+		s.finished = true
+		if ci.finish != s.rec.FinishReason {
+			s.rec.FinishReason = ci.finish
 		}
-		tokenIDs = len(ch.TokenIDs)
 	}
-	if c.Usage != nil {
+	if ci.usage {
 		s.usage = true
-		s.rec.PromptTokens = c.Usage.PromptTokens
-		s.rec.CompletionTokens = c.Usage.CompletionTokens
+		s.rec.PromptTokens = ci.prompt
+		s.rec.CompletionTokens = ci.completion
 	}
 	if !content {
 		return nil
 	}
 	k := 1
+	r := s.rec
 	switch {
-	case c.Usage != nil && len(c.Choices) > 0:
-		// Cumulative usage on a content chunk (continuous_usage_stats):
-		// the delta is this chunk's tokens, including any held back in
-		// preceding empty chunks.
-		k = c.Usage.CompletionTokens - s.cumTokens
-		s.cumTokens = c.Usage.CompletionTokens
+	case ci.usage && (s.contUsage || len(r.ChunkTimesMs) == 0):
+		// Cumulative usage on every content chunk (continuous usage
+		// stats, established on the first one): the delta is this
+		// chunk's tokens, including any held back in preceding empty
+		// chunks. Usage that first shows up on a later content chunk is
+		// a final total, not a delta.
+		s.contUsage = true
+		k = ci.completion - s.cumTokens
+		s.cumTokens = ci.completion
 		if k < 1 {
 			k = 1
 		}
-	case tokenIDs > 0:
-		k = tokenIDs
+	case ci.tokenIDs > 0:
+		k = ci.tokenIDs
 	}
-	r := s.rec
 	t := ms(s.at - s.sent)
 	if len(r.ChunkTimesMs) == 0 {
 		r.TTFTMs = t
@@ -312,7 +340,7 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 	}
 	fail := func(e *requestError) {
 		rec.OK = false
-		rec.ErrorClass, rec.Error = e.class, e.msg
+		rec.ErrorClass, rec.Error = e.class, c.scrub(e.msg)
 		d := ms(clk.now() - sent)
 		rec.E2EMs, rec.DoneMs = d, d
 	}
@@ -342,11 +370,23 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 	defer c.bufs.Put(bp)
 	buf := *bp
 	var perr error
+	var ov []time.Duration
+	if c.measure {
+		defer func() {
+			c.ovMu.Lock()
+			c.overheads = append(c.overheads, ov...)
+			c.ovMu.Unlock()
+		}()
+	}
 	for {
 		n, rerr := resp.Body.Read(buf)
 		s.at = clk.now()
 		if n > 0 {
+			before := len(rec.ChunkTimesMs)
 			perr = parser.feed(buf[:n], s.event)
+			if c.measure && len(rec.ChunkTimesMs) > before {
+				ov = append(ov, clk.now()-s.at)
+			}
 			if perr != nil {
 				break
 			}
@@ -388,6 +428,9 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 		return sent
 	}
 	rec.OK = true
+	if len(rec.ChunkTimesMs) == 0 {
+		rec.E2EMs = rec.DoneMs // no content at all: the request ended with its stream
+	}
 	rec.UsageReported = s.usage
 	if !s.usage {
 		n := 0

@@ -263,3 +263,45 @@ func TestDetect(t *testing.T) {
 		t.Fatalf("%+v %v", info, err)
 	}
 }
+
+func TestClientUsageOnLastContentChunk(t *testing.T) {
+	// Usage attached to the last content chunk is a total, not a delta.
+	url := raw(t, func(w http.ResponseWriter, r *http.Request) {
+		sse(w, "data: {\"choices\":[{\"text\":\"a\"}]}\n\n"+
+			"data: {\"choices\":[{\"text\":\"b\"}]}\n\n"+
+			"data: {\"choices\":[{\"text\":\"c\",\"finish_reason\":\"length\"}],\"usage\":{\"prompt_tokens\":2,\"completion_tokens\":3}}\n\n"+
+			"data: [DONE]\n\n")
+	})
+	rec := doOne(t, url, completionReq(3), "openai", 0)
+	if !rec.OK || rec.CompletionTokens != 3 || !rec.UsageReported || fmt.Sprint(rec.ChunkTokens) != "[1 1 1]" || rec.FinishReason != "length" {
+		t.Fatalf("%+v", rec)
+	}
+}
+
+func TestClientNoContent(t *testing.T) {
+	url := raw(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(20 * time.Millisecond)
+		sse(w, "data: {\"choices\":[{\"text\":\"\",\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	})
+	rec := doOne(t, url, completionReq(3), "vllm", 0)
+	if !rec.OK || len(rec.ChunkTimesMs) != 0 || rec.TTFTMs != 0 || rec.E2EMs != rec.DoneMs || !rec.LengthMismatch {
+		t.Fatalf("%+v", rec)
+	}
+}
+
+func TestClientScrubsAPIKey(t *testing.T) {
+	const key = "sk-echoed-secret"
+	url := raw(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(401)
+		_, _ = io.WriteString(w, `{"error":{"message":"invalid key `+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")+`"}}`)
+	})
+	c := NewClient(ClientOptions{BaseURL: url, APIKey: key})
+	defer c.Close()
+	r := completionReq(2)
+	p, _ := buildBody(&r, "m", "vllm", func(string) {})
+	var rec Record
+	c.do(context.Background(), newClock(), &p, &rec, nil)
+	if rec.ErrorClass != "http_401" || strings.Contains(rec.Error, key) || !strings.Contains(rec.Error, "[api key]") {
+		t.Fatalf("%q %q", rec.ErrorClass, rec.Error)
+	}
+}

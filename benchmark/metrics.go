@@ -65,6 +65,13 @@ func Summarize(recs []Record, notSent int, complete bool) Summary {
 		if r.LengthMismatch {
 			s.LengthMismatches++
 		}
+		sum := 0
+		for _, k := range r.ChunkTokens {
+			sum += k
+		}
+		if sum != r.CompletionTokens {
+			s.ChunkTokenMismatches++
+		}
 		e2e = append(e2e, r.E2EMs)
 		if len(r.ChunkTimesMs) > 0 {
 			ttft = append(ttft, r.TTFTMs)

@@ -195,6 +195,11 @@ type Summary struct {
 	// LengthMismatches counts ok fixed-length requests whose
 	// completion_tokens differ from the requested length.
 	LengthMismatches int `json:"length_mismatches"`
+	// ChunkTokenMismatches counts ok requests whose per-chunk token counts
+	// do not add up to completion_tokens (a server that coalesces tokens
+	// without continuous usage or token_ids): for them itl_per_token_ms and
+	// tokens_per_chunk assume one token per chunk.
+	ChunkTokenMismatches int `json:"chunk_token_mismatches"`
 }
 
 // Sweep is a series of measured runs over offered concurrency or rate.

@@ -27,6 +27,10 @@ const (
 	DrainCancel = "cancel"
 )
 
+// LagWarnMs is the open-loop send-lag p99 (ms) above which a run warns
+// that it did not offer the load it was asked for.
+const LagWarnMs = 10.0
+
 // InterruptDrainCap bounds the drain after an interrupt when the drain
 // rule is "wait" with no timeout: an interrupted run never waits forever.
 const InterruptDrainCap = 30 * time.Second
@@ -251,7 +255,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				c = sl.MaxConcurrency
 			}
 			if c > 0 && len(reqs) < 4*c {
-				stepWarn.add(fmt.Sprintf("step %g: %d requests are fewer than 4 × concurrency %d: too few admission waves for a steady state", v, len(reqs), c))
+				stepWarn.add(fmt.Sprintf("%d requests are fewer than 4 × concurrency %d: too few admission waves for a steady state", len(reqs), c))
 			}
 		}
 		if load.ResetPrefixCache {
@@ -289,6 +293,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		if sum.LengthMismatches > 0 {
 			stepWarn.add(fmt.Sprintf("%d fixed-length requests produced a different number of tokens than requested (records: length_mismatch)", sum.LengthMismatches))
+		}
+		if sl.Mode != ModeConcurrency && sum.SendLag.Count > 0 && sum.SendLag.P99 > LagWarnMs {
+			msg := fmt.Sprintf("sends fell behind the schedule: send lag p50 %.1f ms, p99 %.1f ms, max %.1f ms", sum.SendLag.P50, sum.SendLag.P99, sum.SendLag.Max)
+			if sum.CapDelayed > 0 {
+				msg += fmt.Sprintf("; %d requests waited for a --max-concurrency slot", sum.CapDelayed)
+			}
+			stepWarn.add(msg + ": the offered load was lower than asked")
+		}
+		if sum.ChunkTokenMismatches > 0 {
+			stepWarn.add(fmt.Sprintf("%d successful requests had chunk token counts that do not add up to usage.completion_tokens (tokens coalesced without continuous usage or token_ids): itl_per_token_ms and tokens_per_chunk count one token per chunk for them", sum.ChunkTokenMismatches))
 		}
 		if sl.DurationS > 0 && out.notSent == 0 && !out.interrupted {
 			stepWarn.add(fmt.Sprintf("the workload ran out before --duration %gs: every request was sent", sl.DurationS))

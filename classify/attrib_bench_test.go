@@ -17,9 +17,8 @@ func BenchmarkAttribute(b *testing.B) {
 	rk := c.Ranks[0]
 	set := rules.Default()
 	byName := NameLabels(set, c.Names)
-	b.ReportMetric(float64(len(rk.Work)), "work/op")
-	b.ResetTimer()
 	for b.Loop() {
 		Attribute(rk, set, byName)
 	}
+	b.ReportMetric(float64(len(rk.Work)), "work/op")
 }

@@ -27,8 +27,9 @@ type kinetoStats struct {
 	hostPlacedGEM int64
 }
 
-func measureKineto(rk *event.Rank, set *rules.Set, byName []Label) kinetoStats {
+func measureKineto(t *testing.T, rk *event.Rank, set *rules.Set, byName []Label) kinetoStats {
 	labels := Attribute(rk, set, byName)
+	checkInvariants(t, rk, set, byName, labels)
 	bare := *rk
 	bare.Ranges, bare.Launches, bare.GraphNodes = nil, nil, nil
 	pos := Attribute(&bare, set, byName)
@@ -108,7 +109,7 @@ func TestAttributeKinetoTraces(t *testing.T) {
 			}
 			byName := NameLabels(set, c.Names)
 			for _, rk := range c.Ranks {
-				st := measureKineto(rk, set, byName)
+				st := measureKineto(t, rk, set, byName)
 				t.Logf("rank %s (%d kernels): %s", rk.Label, len(rk.Work), st)
 				if cov := 1 - float64(st.byMethod[Unmapped])/float64(max(st.total, 1)); cov < 0.95 {
 					t.Errorf("coverage %.3f < 0.95 after context attribution", cov)

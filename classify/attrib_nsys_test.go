@@ -37,6 +37,7 @@ func TestAttributeServingExport(t *testing.T) {
 			byName := NameLabels(set, capt.Names)
 			for _, rk := range capt.Ranks {
 				labels := Attribute(rk, set, byName)
+				checkInvariants(t, rk, set, byName, labels)
 				acc, bad := accuracy(t, rk, labels, truth)
 				nameOnly := make([]Label, len(rk.Work))
 				for i := range rk.Work {

@@ -28,6 +28,8 @@ import (
 //     right after it; a gather inside the io block is io;
 //   - copies next to a collective (staging buffers of a symmetric-memory or
 //     custom all-reduce; only copies in between) are communication;
+//     elementwise kernels right after an embedding lookup (the masked fill
+//     of a vocabulary-parallel embedding; only glue in between) are io;
 //   - otherwise a copy or elementwise kernel inside a block (the block
 //     before it and the next anchor's block agree) takes that block.
 //
@@ -81,6 +83,20 @@ func (a *attributor) structural(i int32) uint8 {
 		}
 	}
 	return sEnd
+}
+
+// embedding reports whether work i is an embedding lookup: an embed-class
+// kernel, or a gather whose name rule puts it in io.
+func (a *attributor) embedding(i int32) bool {
+	switch a.class(&a.rank.Work[i]) {
+	case kEmb:
+		return true
+	case kGather:
+		r := a.out[i].Rule
+		return a.set != nil && r >= 0 && int(r) < len(a.set.Rules) && a.set.Rules[r].Region == rules.IO &&
+			(a.out[i].Method == Unmapped || a.out[i].Region == rules.IO)
+	}
+	return false
 }
 
 func (a *attributor) byPosition() {
@@ -144,14 +160,24 @@ func (a *attributor) positionStream(seq []int32, next []uint8) {
 	afterCore := false
 	gemmsAfterCore := 0
 	lastGemm := none
-	prevComm := false // the last item that was not a copy is a collective
+	prevComm := false  // the last item that was not a copy is a collective
+	prevEmbed := false // the last item that was not glue is an embedding
 	for j, i := range seq {
 		c := a.class(&a.rank.Work[i])
 		if c == kCopy && prevComm {
 			a.place(i, rules.Communication)
 			continue
 		}
-		prevComm = c == kComm
+		if c == kElementwise && prevEmbed {
+			a.place(i, rules.IO)
+			continue
+		}
+		if c != kCopy {
+			prevComm = c == kComm
+		}
+		if c != kCopy && c != kElementwise {
+			prevEmbed = a.embedding(i)
+		}
 		nr, nok := sRegion(next[j])
 		if !nok {
 			nr = none
@@ -180,9 +206,13 @@ func (a *attributor) positionStream(seq []int32, next []uint8) {
 			blk, afterCore = r, false
 		case kGemm:
 			if a.placedByHost(i) {
+				// A GEMM placed by host context tells the block.
 				lastGemm = a.out[i].Region
-				if blk == none {
-					blk = lastGemm
+				if lastGemm != blk {
+					blk, afterCore = lastGemm, false
+				}
+				if afterCore {
+					gemmsAfterCore++
 				}
 				continue
 			}

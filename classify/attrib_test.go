@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/servecmp/servecmp/event"
@@ -30,6 +31,14 @@ func servingCases() []servingCase {
 					}
 				}
 			}
+		}
+	}
+	// Fused all-reduce + norm: no norm kernel between the blocks.
+	for _, eng := range []nsystest.ServingEngine{nsystest.EngineFA3, nsystest.EngineFlashInfer} {
+		for _, moe := range []bool{false, true} {
+			o := nsystest.ServingOptions{Engine: eng, MoE: moe, TP: 2, Graphs: true, FusedARNorm: true,
+				StepNVTX: true, SideStream: true, Seed: uint64(len(cs) + 1)}
+			cs = append(cs, servingCase{fmt.Sprintf("%s/moe=%v/graphs=1/nvtx=false/tp=2/fused-ar-norm", eng, moe), o})
 		}
 	}
 	return cs
@@ -69,6 +78,7 @@ func TestAttributeServingCapture(t *testing.T) {
 			byName := NameLabels(set, capt.Names)
 			for _, rk := range capt.Ranks {
 				labels := Attribute(rk, set, byName)
+				checkInvariants(t, rk, set, byName, labels)
 				acc, bad := accuracy(t, rk, labels, truth)
 				t.Logf("rank %s: %.4f of time in its true region", rk.Label, acc)
 				if acc < 1 && testing.Verbose() {
@@ -79,5 +89,32 @@ func TestAttributeServingCapture(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAttributeConcurrent attributes the ranks of one capture at once (as
+// analyze does: shared names, rule set and name labels) and compares with
+// one at a time.
+func TestAttributeConcurrent(t *testing.T) {
+	set := rules.Default()
+	capt, _ := nsystest.ServingCapture(nsystest.ServingOptions{TP: 4, Layers: 2, Decode: 2, Graphs: true,
+		NodeEvents: true, LayerNVTX: true, SideStream: true})
+	byName := NameLabels(set, capt.Names)
+	got := make([][]Label, len(capt.Ranks))
+	done := make(chan int)
+	for i, rk := range capt.Ranks {
+		go func() {
+			got[i] = Attribute(rk, set, byName)
+			done <- i
+		}()
+	}
+	for range capt.Ranks {
+		<-done
+	}
+	for i, rk := range capt.Ranks {
+		want := Attribute(rk, set, byName)
+		if !slices.Equal(got[i], want) {
+			t.Errorf("rank %d: concurrent labels differ", i)
+		}
 	}
 }

@@ -23,6 +23,7 @@ const unitRules = `rules:
   - {id: quant, region: other, class: quant, pattern: '^quant$'}
   - {id: gather, region: other, class: gather, pattern: '^gather$'}
   - {id: copy, region: other, class: copy, pattern: '^copy$'}
+  - {id: ew, region: other, class: elementwise, pattern: '^ew$'}
   - {id: nv-qkv, region: attention, nvtx: 'qkv'}
   - {id: nv-mlp, region: ffn, nvtx: 'mlp'}
 `
@@ -60,7 +61,10 @@ func TestAttributePosition(t *testing.T) {
 	A, F, C, I, O := rules.Attention, rules.FFN, rules.Communication, rules.IO, rules.Other
 	main := []want{
 		{"embed", I, ByName},
+		{"ew", I, ByPosition},   // masked fill after the embedding lookup
+		{"copy", C, ByPosition}, // staging copy before a collective
 		{"ar", C, ByName},
+		{"copy", C, ByPosition},      // and after it
 		{"norm", A, ByPosition},      // feeds attention
 		{"gemm.qkv", A, ByPosition},  // before the core
 		{"rope", A, ByName},          //
@@ -245,5 +249,24 @@ func TestExplainAndHints(t *testing.T) {
 	}
 	if h := Hints(rk, labels); h != nil {
 		t.Errorf("nothing unmapped: hints = %q", h)
+	}
+}
+
+func bytesReader(s string) *strings.Reader { return strings.NewReader(s) }
+
+func TestHintsGraphNodes(t *testing.T) {
+	set := unitSet(t)
+	rk, byName := hostRank(set, []int64{5000}, []string{"gemm"})
+	rk.Work[0].GraphNode = 111
+	labels := Attribute(rk, set, byName)
+	h := strings.Join(Hints(rk, labels), "\n")
+	for _, want := range []string{"--cuda-graph-trace=node", "no host range names a model module"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("hints %q lack %q", h, want)
+		}
+	}
+	rk.Launches = nil
+	if h := strings.Join(Hints(rk, Attribute(rk, set, byName)), "\n"); !strings.Contains(h, "--trace=cuda,nvtx") {
+		t.Errorf("no launches: hints %q lack --trace=cuda,nvtx", h)
 	}
 }

@@ -31,6 +31,9 @@
 //  2. ByGraph: for work replayed in a CUDA graph traced per node, the
 //     ranges open on the capturing thread when the node was created (node
 //     event → Original → captured node's event). Rule is the nvtx rule.
+//     For such work this is tried before method 1: a node's capture context
+//     is its own, while the ranges around a graph launch are shared by all
+//     the nodes of the graph.
 //  3. ByPosition: the order of the work on its stream between unambiguous
 //     anchors (attention core and other attention kernels, communication,
 //     activation/MoE, embedding, sampling). A norm feeds the block of the
@@ -150,16 +153,15 @@ func regionClass(r rules.Region) kclass {
 
 // attributor holds the per-rank state of one Attribute call.
 type attributor struct {
-	rank  *event.Rank
-	set   *rules.Set
-	cls   []kclass // by name id
-	out   []Label
-	nvtx  []int32 // nvtx rule by range text id; -2 = not yet matched
-	thr   map[int64]uint32
-	rng   []int32 // range indices sorted by (thread, start, -end)
-	rthr  []uint32
-	nvOK  bool
-	hasGN bool
+	rank *event.Rank
+	set  *rules.Set
+	cls  []kclass // by name id
+	out  []Label
+	nvtx []int32 // nvtx rule by range text id; -2 = not yet matched
+	thr  map[int64]uint32
+	rng  []int32 // range indices sorted by (thread, start, -end)
+	rthr []uint32
+	nvOK bool // the set has nvtx rules
 }
 
 // Attribute returns one Label per rank.Work item (same index), starting
@@ -238,7 +240,16 @@ func (a *attributor) byHostContext() {
 	if !a.nvOK {
 		return
 	}
-	// Method 1: the launch call of each unplaced item.
+	// Capture-time context first: it is per graph node, while the launch
+	// of a graph replay is one call for all its nodes.
+	a.byGraphNodes()
+	a.byLaunch()
+}
+
+// byLaunch places unplaced work by the ranges open on its launching thread
+// when the launch call started (method 1).
+func (a *attributor) byLaunch() {
+	rk := a.rank
 	if len(rk.Launches) > 0 {
 		byCorr := make([]int32, len(rk.Launches))
 		for i := range byCorr {
@@ -289,7 +300,12 @@ func (a *attributor) byHostContext() {
 		byCorr = nil
 		a.sweep(qs, ByNVTX)
 	}
-	// Method 2: capture-time context of graph nodes.
+}
+
+// byGraphNodes places unplaced graph-replayed work by the ranges open when
+// its node was captured (method 2).
+func (a *attributor) byGraphNodes() {
+	rk := a.rank
 	if len(rk.GraphNodes) == 0 {
 		return
 	}

@@ -1,8 +1,10 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/servecmp/servecmp/event"
@@ -38,13 +40,28 @@ func syntheticRank(n int) (*event.Rank, []Label) {
 	return rk, labels
 }
 
+// BenchmarkSummarize measures 1e6 work items, in the order streams
+// interleave (sorted once per call) and already in start order (streamed).
 func BenchmarkSummarize(b *testing.B) {
 	rk, labels := syntheticRank(1_000_000)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := Summarize(nil, rk, labels, Options{}); err != nil {
-			b.Fatal(err)
+	run := func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Summarize(nil, rk, labels, Options{}); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
+	b.Run("unsorted", run)
+	idx := make([]int, len(rk.Work))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(x, y int) int { return cmp.Compare(rk.Work[x].Start, rk.Work[y].Start) })
+	work, lab := make([]event.Work, len(idx)), make([]Label, len(idx))
+	for i, j := range idx {
+		work[i], lab[i] = rk.Work[j], labels[j]
+	}
+	rk.Work, labels = work, lab
+	b.Run("sorted", run)
 }

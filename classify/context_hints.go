@@ -12,12 +12,16 @@ import (
 // most useful first. It returns nil when nothing is unmapped.
 func Hints(rank *event.Rank, labels []Label) []string {
 	var unmapped, total, graphWork int64
+	hostPlaced := false
 	for i := range rank.Work {
 		if i >= len(labels) {
 			break
 		}
 		d := rank.Work[i].Dur()
 		total += d
+		if m := labels[i].Method; m == ByNVTX || m == ByGraph {
+			hostPlaced = true
+		}
 		if labels[i].Method == Unmapped {
 			unmapped += d
 			if rank.Work[i].GraphNode != 0 {
@@ -50,8 +54,12 @@ func Hints(rank *event.Rank, labels []Label) []string {
 	if len(rank.Launches) == 0 {
 		h = append(h, fmt.Sprintf("%.1f%% of device time is unmapped and no launch calls were loaded: capture with nsys --trace=cuda,nvtx (or torch.profiler with with_stack=True) so kernels can be joined to host ranges", share))
 	}
-	if !nvtx && !frames {
-		h = append(h, fmt.Sprintf("%.1f%% of device time is unmapped and the capture has no NVTX ranges: add --trace=cuda,nvtx and the engine's layer markers (vLLM --enable-layerwise-nvtx-tracing, SGLang --enable-layerwise-nvtx-marker), which name the module of every GEMM and norm", share))
+	const markers = "the engine's layer markers (vLLM --enable-layerwise-nvtx-tracing, SGLang --enable-layerwise-nvtx-marker), which name the module of every GEMM and norm"
+	switch {
+	case !nvtx && !frames:
+		h = append(h, fmt.Sprintf("%.1f%% of device time is unmapped and the capture has no NVTX ranges: add --trace=cuda,nvtx and %s", share, markers))
+	case !hostPlaced:
+		h = append(h, fmt.Sprintf("%.1f%% of device time is unmapped and no host range names a model module: capture with %s, or pass --rules-add with nvtx rules for the ranges you have", share, markers))
 	}
 	if graphWork > 0 && len(rank.GraphNodes) == 0 {
 		h = append(h, fmt.Sprintf("%.1f%% of device time is unmapped work replayed in CUDA graphs without node-creation events: a capture with nsys --cuda-graph-trace=node and --trace=cuda,nvtx records CUDA_GRAPH_NODE_EVENTS, which link each node to the NVTX ranges open at capture", 100*float64(graphWork)/float64(total)))

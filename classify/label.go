@@ -7,11 +7,11 @@ type Method uint8
 
 // Methods of attribution.
 const (
-	Unmapped Method = iota // nothing placed it; its region is Other
-	ByName                 // a name rule matched
-	ByNVTX                 // an NVTX range / annotation / python frame open on the launching thread
-	ByGraph                // a CUDA-graph node linked to the ranges open at capture
-	ByPosition             // its place on the stream between unambiguous anchors
+	Unmapped   Method = iota // nothing placed it; its region is Other
+	ByName                   // a name rule matched
+	ByNVTX                   // an NVTX range / annotation / python frame open on the launching thread
+	ByGraph                  // a CUDA-graph node linked to the ranges open at capture
+	ByPosition               // its place on the stream between unambiguous anchors
 	NumMethods = 5
 )
 

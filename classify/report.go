@@ -16,8 +16,9 @@ import (
 const SummarySchema = "servecmp.summary/1"
 
 // WindowSpec chooses a rank's analysis window. With neither Explicit nor
-// NVTX set, the window is the rank's capture span. Times are capture ns
-// (nsys: session time, so 0 is the session start).
+// NVTX set, the window is the rank's capture span. Times are ns. Summarize
+// counts an explicit Start/End from the session start (SessionOrigin);
+// ResolveWindow takes them as capture times.
 type WindowSpec struct {
 	Explicit   bool  // use [Start, End), cut to the capture span
 	Start, End int64 // ns
@@ -445,7 +446,7 @@ func (r *Report) Trim(n int) *Report {
 		c := *s
 		if n > 0 {
 			c.UnmappedTop = c.UnmappedTop[:min(n, len(c.UnmappedTop))]
-			c.Shapes = nil
+			c.Shapes = []ShapeStat{}
 			per := map[string]int{}
 			for _, sh := range s.Shapes {
 				if per[sh.Region] < n {
@@ -478,17 +479,32 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(&c)
 }
 
-// ReadSummary reads a saved summary written by WriteSummary. It checks the
-// schema, recomputes the derived figures (shares, per-work, cross-rank) from
-// the saved counters, and refuses duplicate rank labels.
+// ReadSummary reads a saved summary written by WriteSummary (analyze
+// --save, merge --save). It checks the schema, recomputes the derived
+// figures (shares, per-work, cross-rank) from the saved counters, and
+// refuses duplicate rank labels.
 func ReadSummary(rd io.Reader) (*Report, error) {
+	return readReport(rd, true)
+}
+
+// ReadReport reads either a saved summary or the analyze --format json
+// document (whose lists may be cut to the top N). Use ReadSummary where
+// complete counters matter (merging).
+func ReadReport(rd io.Reader) (*Report, error) {
+	return readReport(rd, false)
+}
+
+func readReport(rd io.Reader, strict bool) (*Report, error) {
 	dec := json.NewDecoder(rd)
 	var r Report
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("not a servecmp summary: %w", err)
 	}
-	if r.Schema != SummarySchema {
+	if r.Schema != SummarySchema && (strict || r.Schema != "") {
 		return nil, fmt.Errorf("not a servecmp summary: schema %s, want %s", strconv.Quote(r.Schema), SummarySchema)
+	}
+	if r.Ranks == nil {
+		return nil, errors.New("not a servecmp summary: no ranks")
 	}
 	for i, s := range r.Ranks {
 		if s == nil {

@@ -37,13 +37,19 @@ type Options struct {
 //
 // Device work straddling a window edge counts only its part inside the
 // window; a zero-length item counts (with no time) when it starts inside.
-// Summarize allocates O(len(rank.Work)) once for the sort and keeps no
-// per-item strings or maps.
+// Cost: one pass over the work plus one sweep; when rank.Work is not in
+// start order, 16 bytes per item are copied and sorted once. No per-item
+// strings or maps; per-name and per-shape counters are slices indexed by id.
 func Summarize(c *event.Capture, rank *event.Rank, labels []Label, opt Options) (*RankSummary, error) {
 	if len(labels) != len(rank.Work) {
 		return nil, fmt.Errorf("classify: %d labels for %d work items", len(labels), len(rank.Work))
 	}
-	win, from, err := ResolveWindow(rank, opt.Window)
+	spec := opt.Window
+	if spec.Explicit {
+		o := SessionOrigin(c)
+		spec.Start, spec.End = spec.Start+o, spec.End+o
+	}
+	win, from, err := ResolveWindow(rank, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +73,7 @@ func Summarize(c *event.Capture, rank *event.Rank, labels []Label, opt Options) 
 	for i := range rank.Work {
 		m.add(&rank.Work[i], labels[i], win)
 	}
-	m.sweep()
+	m.sweep(rank.Work, labels, win)
 	m.fill(s, rank)
 	if s.DeviceWork == 0 {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("rank %s: no device work inside the window [%d, %d) ns", s.Rank, win.Start, win.End))
@@ -90,18 +96,32 @@ func Summarize(c *event.Capture, rank *event.Rank, labels []Label, opt Options) 
 	return s, nil
 }
 
-// span is one piece of device work clipped to the window.
+// span is one piece of device work clipped to the window, packed into 16
+// bytes: the start, and the duration (< 2^55 ns, over a year) shifted left
+// by 8 above a tag byte holding the region (bits 0-6) and a kernel flag
+// (bit 7).
 type span struct {
-	start, end int64
-	region     uint8
-	kernel     bool
+	start int64
+	dt    uint64
+}
+
+const kernelBit = 0x80
+
+func (s span) end() int64     { return s.start + int64(s.dt>>8) }
+func (s span) region() uint8  { return uint8(s.dt) &^ kernelBit }
+func (s span) isKernel() bool { return uint8(s.dt)&kernelBit != 0 }
+func mkSpan(start, end int64, region uint8, kernel bool) span {
+	tag := uint64(region)
+	if kernel {
+		tag |= kernelBit
+	}
+	return span{start, uint64(end-start)<<8 | tag}
 }
 
 type agg struct{ count, sum int64 }
 
 // measure accumulates one rank's counters and intervals.
 type measure struct {
-	spans    []span
 	regions  [rules.NumRegions]agg
 	methods  [NumMethods]agg
 	kernels  agg
@@ -110,12 +130,19 @@ type measure struct {
 	shapes   []agg // by shape id * NumRegions + region
 	nshapes  int
 
+	streaming bool // work arrives in start order: feed sw directly
+	sw        sweeper
+
 	busy, kernelBusy, commBusy, nonCommBusy, multi int64
 	regionBusy                                     [rules.NumRegions]int64
 }
 
+// newMeasure prepares to measure rank. When its work is already in start
+// order, spans go straight to the sweeper as they are counted; otherwise
+// sweep puts them in order afterwards.
 func newMeasure(rank *event.Rank) *measure {
-	m := &measure{spans: make([]span, 0, len(rank.Work))}
+	m := &measure{}
+	m.streaming = slices.IsSortedFunc(rank.Work, func(a, b event.Work) int { return cmp.Compare(a.Start, b.Start) })
 	if rank.Shapes != nil {
 		m.nshapes = rank.Shapes.Len()
 		m.shapes = make([]agg, m.nshapes*rules.NumRegions)
@@ -166,48 +193,171 @@ func (m *measure) add(w *event.Work, l Label, win interval.Interval) {
 		a.count++
 		a.sum += d
 	}
-	if d > 0 {
-		m.spans = append(m.spans, span{start, end, uint8(r), isKernel})
+	if d > 0 && m.streaming {
+		m.sw.feed(mkSpan(start, end, uint8(r), isKernel))
 	}
 }
 
-// sweep sorts the spans once and measures, in one pass, the union of all
-// device work, of kernels, of each region, of non-communication work, and
-// the time covered by two or more regions at once.
-func (m *measure) sweep() {
-	slices.SortFunc(m.spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
-	var all, kern, nonComm interval.Merger
-	var reg [rules.NumRegions]interval.Merger
-	frontier := int64(0)
-	if len(m.spans) > 0 {
-		frontier = m.spans[0].start
+// sweeper measures, in one pass over spans fed in start order, the union
+// of all device work, of kernels, of each region, of non-communication
+// work, and the time covered by two or more regions at once.
+type sweeper struct {
+	all, kern, nonComm interval.Merger
+	reg                [rules.NumRegions]interval.Merger
+	frontier, last     int64
+	started            bool
+	multi              int64
+}
+
+func (w *sweeper) feed(sp span) {
+	if !w.started {
+		w.frontier, w.started = sp.start, true
 	}
-	var last int64
-	for i := range m.spans {
-		sp := &m.spans[i]
-		if sp.start > frontier {
-			m.multi += multiCover(frontier, sp.start, &reg)
-			frontier = sp.start
-		}
-		iv := interval.Interval{Start: sp.start, End: sp.end}
-		all.Add(iv)
-		reg[sp.region].Add(iv)
-		if sp.kernel {
-			kern.Add(iv)
-		}
-		if rules.Region(sp.region) != rules.Communication {
-			nonComm.Add(iv)
-		}
-		last = max(last, sp.end)
+	if sp.start > w.frontier {
+		// Nothing fed later starts before sp.start: coverage before it is final.
+		w.multi += multiCover(w.frontier, sp.start, &w.reg)
+		w.frontier = sp.start
 	}
-	if len(m.spans) > 0 && last > frontier {
-		m.multi += multiCover(frontier, last, &reg)
+	iv := interval.Interval{Start: sp.start, End: sp.end()}
+	r := sp.region()
+	w.all.Add(iv)
+	w.reg[r].Add(iv)
+	if sp.isKernel() {
+		w.kern.Add(iv)
 	}
-	m.busy, m.kernelBusy, m.nonCommBusy = all.Len(), kern.Len(), nonComm.Len()
-	for r := range reg {
-		m.regionBusy[r] = reg[r].Len()
+	if rules.Region(r) != rules.Communication {
+		w.nonComm.Add(iv)
+	}
+	w.last = max(w.last, iv.End)
+}
+
+// sweep finishes the measurement: unless the work was fed in order as it
+// was counted, it feeds the sweeper in start order (see feedInOrder), then
+// reads the sweeper's totals.
+func (m *measure) sweep(work []event.Work, labels []Label, win interval.Interval) {
+	if !m.streaming {
+		m.feedInOrder(work, labels, win)
+	}
+	w := &m.sw
+	if w.started && w.last > w.frontier {
+		w.multi += multiCover(w.frontier, w.last, &w.reg)
+	}
+	m.busy, m.kernelBusy, m.nonCommBusy, m.multi = w.all.Len(), w.kern.Len(), w.nonComm.Len(), w.multi
+	for r := range w.reg {
+		m.regionBusy[r] = w.reg[r].Len()
 	}
 	m.commBusy = m.regionBusy[rules.Communication]
+}
+
+// clipSpan is w clipped to win as a span, and whether any time is left.
+func clipSpan(w *event.Work, l Label, win interval.Interval) (span, bool) {
+	start, end := max(w.Start, win.Start), min(w.End, win.End)
+	if end <= start {
+		return span{}, false
+	}
+	r := l.Region
+	if r >= rules.NumRegions {
+		r = rules.Other
+	}
+	return mkSpan(start, end, uint8(r), w.Kind == event.Kernel), true
+}
+
+// feedInOrder feeds the sweeper the work in start order without copying
+// it: a stream runs its work one item at a time, so each stream's items are
+// (nearly always) already in start order in the table. It groups item
+// indices by stream (4 bytes per item), sorts the rare stream that is out of
+// order, and merges the streams with a small heap. Clipping to the window
+// keeps the order, since max(start, window start) is monotone.
+func (m *measure) feedInOrder(work []event.Work, labels []Label, win interval.Interval) {
+	// Bucket of each stream id: a slice for small ids, a map only for the
+	// few distinct large ones (looked up per item, never stored per item).
+	const direct = 1 << 12
+	var small [direct]int32
+	for i := range small {
+		small[i] = -1
+	}
+	large := map[uint32]int32{}
+	var counts []int
+	bucket := func(stream uint32) int32 {
+		if stream < direct {
+			if small[stream] < 0 {
+				small[stream] = int32(len(counts))
+				counts = append(counts, 0)
+			}
+			return small[stream]
+		}
+		b, ok := large[stream]
+		if !ok {
+			b = int32(len(counts))
+			large[stream] = b
+			counts = append(counts, 0)
+		}
+		return b
+	}
+	n := 0
+	for i := range work {
+		if work[i].End > win.Start && work[i].Start < win.End && work[i].End > work[i].Start {
+			counts[bucket(work[i].Stream)]++
+			n++
+		}
+	}
+	off := make([]int, len(counts)+1)
+	for b, c := range counts {
+		off[b+1] = off[b] + c
+	}
+	idx := make([]uint32, n)
+	next := slices.Clone(off[:len(counts)])
+	for i := range work {
+		if work[i].End > win.Start && work[i].Start < win.End && work[i].End > work[i].Start {
+			b := bucket(work[i].Stream)
+			idx[next[b]] = uint32(i)
+			next[b]++
+		}
+	}
+	byStart := func(a, b uint32) int { return cmp.Compare(work[a].Start, work[b].Start) }
+	type cursor struct{ pos, end int }
+	var heap []cursor
+	for b := range counts {
+		run := idx[off[b]:off[b+1]]
+		if !slices.IsSortedFunc(run, byStart) {
+			slices.SortFunc(run, byStart)
+		}
+		if len(run) > 0 {
+			heap = append(heap, cursor{off[b], off[b+1]})
+		}
+	}
+	less := func(i, j int) bool { return work[idx[heap[i].pos]].Start < work[idx[heap[j].pos]].Start }
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= len(heap) {
+				return
+			}
+			if c+1 < len(heap) && less(c+1, c) {
+				c++
+			}
+			if !less(c, i) {
+				return
+			}
+			heap[i], heap[c] = heap[c], heap[i]
+			i = c
+		}
+	}
+	for i := len(heap)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for len(heap) > 0 {
+		k := idx[heap[0].pos]
+		if sp, ok := clipSpan(&work[k], labels[k], win); ok {
+			m.sw.feed(sp)
+		}
+		heap[0].pos++
+		if heap[0].pos == heap[0].end {
+			heap[0] = heap[len(heap)-1]
+			heap = heap[:len(heap)-1]
+		}
+		down(0)
+	}
 }
 
 // multiCover returns the length of the instants in [from, to) covered by at
@@ -280,6 +430,7 @@ func (m *measure) fill(s *RankSummary, rank *event.Rank) {
 		a := m.methods[meth]
 		s.Coverage.ByMethod = append(s.Coverage.ByMethod, MethodStat{Method: meth.String(), Count: a.count, SumNs: a.sum})
 	}
+	s.UnmappedTop, s.Shapes = []NameStat{}, []ShapeStat{} // JSON lists, never null
 	for id, a := range m.unmapped {
 		if a.count > 0 {
 			name := ""
@@ -297,6 +448,21 @@ func (m *measure) fill(s *RankSummary, rank *event.Rank) {
 		}
 	}
 	s.derive()
+}
+
+// SessionOrigin is the capture time that --window counts from: 0 for an
+// nsys export (its clock is session time), and the earliest span start of
+// any rank for a kineto trace (whose clock has no session zero). A nil
+// capture has origin 0.
+func SessionOrigin(c *event.Capture) int64 {
+	if c == nil || c.Format != "kineto" || len(c.Ranks) == 0 {
+		return 0
+	}
+	o := c.Ranks[0].SpanStart
+	for _, r := range c.Ranks[1:] {
+		o = min(o, r.SpanStart)
+	}
+	return o
 }
 
 // ResolveWindow returns the rank's analysis window and where it came from

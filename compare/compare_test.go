@@ -261,8 +261,8 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("%v (run with UPDATE_GOLDEN=1)", err)
 			}
 			if !bytes.Equal(buf.Bytes(), want) {
-				os.WriteFile(path+".got", buf.Bytes(), 0o644)
-				t.Errorf("output differs from %s (see %s.got)", path, path)
+				os.WriteFile(path+".got-out", buf.Bytes(), 0o644)
+				t.Errorf("output differs from %s (see %s.got-out)", path, path)
 			}
 		})
 	}

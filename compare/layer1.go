@@ -378,7 +378,8 @@ func (r *Report) latency(runsA, runsB []Run, in Input) {
 		r.Notes = append(r.Notes, na...)
 		r.Notes = append(r.Notes, nb...)
 		r.Notes = append(r.Notes, fmt.Sprintf("latency rows compare per-request values pooled over runs: Mann–Whitney U (distribution shift) and a seeded bootstrap (%d resamples) of the B−A statistic; a verdict needs both p < alpha and an interval that excludes 0", in.Resamples),
-			"ITL rows use the request as the unit: the rank test compares per-request mean gaps and the bootstrap resamples whole requests")
+			"ITL rows use the request as the unit: the rank test compares per-request mean gaps and the bootstrap resamples whole requests",
+			"pooling treats the requests of all runs as one sample: run-to-run drift is not part of the test (sd_a/sd_b give the per-run spread of each statistic)")
 	} else if len(runsA) >= 2 && len(runsB) >= 2 {
 		r.Notes = append(r.Notes, "no records given: latency rows compare per-run summary values with Welch's t-test; pass --records-a/--records-b for per-request tests")
 	} else {
@@ -413,6 +414,12 @@ func (r *Report) latency(runsA, runsB []Run, in Input) {
 				if clustered[k.name] {
 					m.Method = "mann-whitney+cluster-bootstrap"
 				}
+				// The run-to-run spread of the per-run statistic shows drift
+				// that pooling does not test.
+				has := func(s *benchmark.Summary) bool { return k.dist(s).Count > 0 }
+				get := func(s *benchmark.Summary) float64 { return ls.get(k.dist(s)) }
+				_, m.SDA = meanSD(perRun(runsA, get, has))
+				_, m.SDB = meanSD(perRun(runsB, get, has))
 				if mwu.P < in.Alpha && (iv.Low > 0 || iv.High < 0) {
 					m.Verdict = verdictFromDiff(b-a, true)
 				}
@@ -496,6 +503,9 @@ func welchMetric(name, unit string, va, vb []float64, lowerBetter bool, alpha fl
 }
 
 func meanSD(v []float64) (mean, sd float64) {
+	if len(v) == 0 {
+		return math.NaN(), 0
+	}
 	for _, x := range v {
 		mean += x
 	}

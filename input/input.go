@@ -12,7 +12,6 @@
 package input
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -121,9 +120,9 @@ func Open(ctx context.Context, path string, opts event.Options) (*event.Capture,
 
 // readKineto hands a kineto trace (plain or gzip JSON) to package kineto.
 func readKineto(ctx context.Context, path string, f *os.File, opts event.Options) (*event.Capture, error) {
-	c, err := kineto.Read(ctx, bufio.NewReaderSize(f, 1<<20), path, opts)
+	c, err := kineto.Read(ctx, f, path, opts)
 	if err != nil {
-		return nil, wrap(path, err)
+		return nil, wrapPlain(path, err)
 	}
 	return c, nil
 }
@@ -146,7 +145,7 @@ func DSN(path string) (string, error) {
 		}
 		b.WriteByte(c)
 	}
-	b.WriteString("?mode=ro&immutable=1&_query_only=1&_mutex=no")
+	b.WriteString("?mode=ro&immutable=1&_query_only=1&_mutex=no&_cache_size=-1024")
 	return b.String(), nil
 }
 
@@ -168,7 +167,16 @@ func openNSys(ctx context.Context, path string, opts event.Options) (*event.Capt
 	return c, nil
 }
 
-// wrap makes err one line naming the file.
+// wrapPlain makes err one line naming the file, keeping its words.
+func wrapPlain(path string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("input: %s: %w", path, err)
+	}
+	return &Error{Path: path, Msg: strings.Join(strings.Fields(err.Error()), " "), Err: err}
+}
+
+// wrap makes an SQLite-side err one line naming the file, and says in plain
+// words when the driver reports a file that is no database or is damaged.
 func wrap(path string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("input: %s: %w", path, err)

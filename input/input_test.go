@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -101,9 +102,39 @@ func TestDSN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "file:/a b/c%3Fd%23e%25f.sqlite?mode=ro&immutable=1&_query_only=1&_mutex=no"
+	want := "file:/a b/c%3Fd%23e%25f.sqlite?mode=ro&immutable=1&_query_only=1&_mutex=no&_cache_size=-1024"
 	if dsn != want {
 		t.Errorf("DSN = %q, want %q", dsn, want)
+	}
+}
+
+// TestDSNRefusesWrites checks that the driver honours the read-only DSN:
+// a write through it fails and leaves the file as it was.
+func TestDSNRefusesWrites(t *testing.T) {
+	path := export(t)
+	before := sum(t, path)
+	dsn, err := DSN(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE TABLE scratch (x INTEGER)"); err == nil {
+		t.Error("CREATE TABLE succeeded on a read-only DSN")
+	}
+	if _, err := db.Exec("DELETE FROM StringIds"); err == nil {
+		t.Error("DELETE succeeded on a read-only DSN")
+	}
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").Scan(&n); err != nil || n != 200 {
+		t.Errorf("read through the DSN: %d, %v", n, err)
+	}
+	db.Close()
+	if sum(t, path) != before {
+		t.Error("file changed")
 	}
 }
 
@@ -287,5 +318,33 @@ func TestRealExportsOpen(t *testing.T) {
 				t.Errorf("%s changed", p)
 			}
 		}
+	}
+}
+
+func TestRealKinetoOpen(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "kineto", "*.json*"))
+	if len(files) == 0 {
+		t.Skip("no kineto traces in testdata/kineto")
+	}
+	opened := 0
+	for _, p := range files {
+		if f, err := Detect(p); err != nil || f != Kineto {
+			t.Errorf("%s: detected %q, %v", p, f, err)
+			continue
+		}
+		c, err := Open(context.Background(), p, event.All)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "input: "+p+": ") {
+				t.Errorf("%s: error does not name the file: %v", p, err)
+			}
+			continue
+		}
+		if c.Format != "kineto" {
+			t.Errorf("%s: format %q", p, c.Format)
+		}
+		opened++
+	}
+	if opened == 0 {
+		t.Error("no kineto trace opened")
 	}
 }

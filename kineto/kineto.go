@@ -3,8 +3,13 @@
 //
 // A Kineto trace is Chrome-trace JSON, plain or gzip-compressed, written by
 // torch.profiler once per process (vLLM and SGLang write one file per rank).
-// Read streams the traceEvents array one element at a time and never holds
-// the whole document.
+// Read streams the document through its own JSON scanner: it validates the
+// syntax, copies out only the fields it maps, skips everything else (host
+// operator arguments are most of a trace) without decoding it, and holds
+// only the token or small value being read. Object keys are matched exactly.
+// A traceEvents element that is not an object, or whose name, ph, cat or
+// args has a type other than expected, is skipped and counted in Warnings;
+// later duplicates of a key replace earlier ones.
 //
 // Mapping of trace events (complete events, ph "X"; category compared
 // without regard to case):
@@ -104,7 +109,7 @@ func Read(ctx context.Context, r io.Reader, path string, opts event.Options) (*e
 		}
 		defer zr.Close()
 		zerr = &errRecorder{r: zr}
-		src = bufio.NewReaderSize(zerr, 1<<16)
+		src = zerr
 	}
 	p := newParser(ctx, path, opts)
 	if err := p.decode(src); err != nil {
@@ -352,7 +357,11 @@ func (p *parser) decode(r io.Reader) error {
 		}
 		return errors.New("empty input: not a PyTorch profiler trace")
 	}
-	if c != '{' {
+	switch c {
+	case '{':
+	case '[':
+		return errors.New("not a PyTorch profiler trace: top level is a JSON array, not an object with traceEvents")
+	default:
 		if err := s.skip(0); err != nil {
 			return fmt.Errorf("not JSON: %w", err)
 		}
@@ -435,6 +444,12 @@ func (p *parser) topValue(s *scanner, k int) error {
 	if err != nil {
 		return err
 	}
+	p.topRaw(k, raw)
+	return nil
+}
+
+// topRaw takes the raw value of a top-level key other than traceEvents.
+func (p *parser) topRaw(k int, raw []byte) {
 	switch k {
 	case keyDevices:
 		// a wrong type leaves the GPU names unknown
@@ -458,7 +473,6 @@ func (p *parser) topValue(s *scanner, k int) error {
 			p.versions = append(p.versions, name+" "+string(v))
 		}
 	}
-	return nil
 }
 
 // events streams the traceEvents array.

@@ -271,7 +271,7 @@ func TestReadErrors(t *testing.T) {
 		want string
 	}{
 		{"empty", nil, "empty input"},
-		{"array", []byte(`[{"ph": "X"}]`), "top level is not a JSON object"},
+		{"array", []byte(`[{"ph": "X"}]`), "top level is a JSON array"},
 		{"null", []byte(`null`), "top level is not a JSON object"},
 		{"garbage", []byte(`hello`), "not JSON"},
 		{"no traceEvents", []byte(`{"schemaVersion": 1, "other": [1, 2]}`), "no traceEvents array"},

@@ -10,9 +10,10 @@ import (
 // scanner is a pull parser for the JSON text of a trace. It reads through a
 // window buffer, validates the syntax it passes over, and hands out tokens
 // as slices of that buffer, valid until the next read. Values the reader
-// does not need are skipped without being copied or decoded, which is what
-// makes it several times faster than encoding/json on traces whose events
-// are mostly host operators with large argument lists.
+// does not need are skipped without being copied or decoded, which makes
+// it about twice as fast as encoding/json element decoding on real traces
+// (whose events are mostly host operators with large argument lists) and
+// keeps per-event allocations near zero.
 //
 // Object keys are matched exactly (case-sensitive). A value that is not
 // valid JSON is a *syntaxError; input that ends inside a value is

@@ -205,6 +205,7 @@ func (r *reader) readLaunches(pids map[int64]bool) (map[int64][]event.Launch, er
 	q := "SELECT start, end, globalTid, " + corr + ", nameId FROM " + tRuntime + " WHERE rowid BETWEEN ? AND ?"
 	parts := chunks(lo, hi, workers())
 	all := make([]event.Launch, hi-lo+1)
+	adviseHuge(all)
 	keys := make([]uint16, hi-lo+1)
 	ns := make([]int, len(parts))
 	fns := make([]func() error, len(parts))
@@ -214,13 +215,21 @@ func (r *reader) readLaunches(pids map[int64]bool) (map[int64][]event.Launch, er
 		fns[i] = func() error {
 			n := 0
 			lastPID, lastIdx := int64(-1), -1
+			lastNameID, lastName, lastOK := int64(-1), uint32(0), false
 			err := intScan(r.ctx, r.db, q, []int64{p[0], p[1]}, 5, func(vals []int64, nulls []uint32) error {
 				for row := range nulls {
 					v := vals[row*5 : row*5+5 : row*5+5]
-					name, ok := apiIDs[v[4]]
-					if !ok || nulls[row]&(1<<4) != 0 {
+					if nulls[row]&(1<<4) != 0 {
 						continue
 					}
+					if v[4] != lastNameID {
+						lastName, lastOK = apiIDs[v[4]]
+						lastNameID = v[4]
+					}
+					if !lastOK {
+						continue
+					}
+					name := lastName
 					gtid := v[2]
 					pid := (gtid >> 24) & 0xFFFFFF
 					if pid != lastPID {

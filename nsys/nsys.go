@@ -40,6 +40,16 @@ import (
 // ErrNoKernels means the export has no kernel table at all.
 var ErrNoKernels = errors.New("no CUPTI_ACTIVITY_KIND_KERNEL table: the capture recorded no kernels (was CUDA tracing on, did the run reach the GPU?)")
 
+// noWorkError is returned when the kernel table exists but no valid
+// device work was read; it matches ErrNoKernels with errors.Is.
+type noWorkError struct{ rows string }
+
+func (e noWorkError) Error() string {
+	return "CUPTI_ACTIVITY_KIND_KERNEL holds no valid kernel (" + e.rows + "): the capture recorded no GPU work"
+}
+
+func (noWorkError) Is(target error) bool { return target == ErrNoKernels }
+
 // UnnamedKernel names a kernel whose name ids are NULL or missing from
 // StringIds.
 const UnnamedKernel = "[unnamed kernel]"
@@ -63,15 +73,21 @@ type rankKey struct {
 }
 
 // Read reads the export behind db. db must be a pool whose connections all
-// see the same file (opened read-only by the caller); Read opens several
-// connections from it at once for large tables. path is used for labels
-// and Rank.Source only.
+// see the same file (opened read-only by the caller, as input.DSN does);
+// Read opens several connections from it at once for large tables. path is
+// used for labels and Rank.Source only.
 //
-// An export without a kernel table yields an error wrapping ErrNoKernels.
+// Speed: with the mattn driver, integer columns are copied out by a C loop
+// over the connection's own SQLite handle; open the pool with _mutex=no
+// (each connection is used by one goroutine at a time) or every column
+// read pays a mutex. Other drivers take the slower database/sql path.
+//
+// An export without a kernel table, or without any valid device work,
+// yields an error matching ErrNoKernels (errors.Is).
 func Read(ctx context.Context, db *sql.DB, path string, opts event.Options) (*event.Capture, error) {
 	s, err := probe(ctx, db)
 	if err != nil {
-		return nil, fmt.Errorf("not a readable SQLite export: %w", err)
+		return nil, fmt.Errorf("reading the schema: %w", err)
 	}
 	if !s.tables[tKernel] {
 		return nil, fmt.Errorf("%w", ErrNoKernels)
@@ -95,8 +111,7 @@ type reader struct {
 	opts event.Options
 	c    *event.Capture
 
-	keys      []rankKey       // rank keys by index
-	byPID     map[int64][]int // pid → rank indexes
+	keys      []rankKey // rank keys by index
 	gpuNames  map[int32]string
 	procNames map[int64]string
 }
@@ -111,6 +126,13 @@ func (r *reader) read() error {
 	}
 	if err := r.readWork(); err != nil {
 		return err
+	}
+	if len(r.c.Ranks) == 0 {
+		rows := "the table is empty"
+		if len(r.c.Warnings) > 0 {
+			rows = strings.Join(r.c.Warnings, "; ")
+		}
+		return noWorkError{rows}
 	}
 	pids := map[int64]bool{}
 	for _, k := range r.keys {
@@ -226,6 +248,7 @@ func (r *reader) readWork() error {
 		return fmt.Errorf("too many device rows (%d)", total)
 	}
 	all := make([]event.Work, total)
+	adviseHuge(all)
 	keys := make([]uint16, total)
 	fns := make([]func() error, len(tasks))
 	for i, t := range tasks {
@@ -307,7 +330,6 @@ func (r *reader) readWork() error {
 		}
 		parts = partition(all, keys, len(r.keys))
 	}
-	r.byPID = map[int64][]int{}
 	for i, k := range r.keys {
 		rk := &event.Rank{Source: r.path, Format: "nsys", PID: k.pid, Device: k.dev, Work: parts[i],
 			Names: r.c.Names, Shapes: r.c.Shapes, SpanStart: -1, SpanEnd: -1}
@@ -316,7 +338,6 @@ func (r *reader) readWork() error {
 			spanAdd(rk, w.Start, w.End)
 		}
 		r.c.Ranks = append(r.c.Ranks, rk)
-		r.byPID[k.pid] = append(r.byPID[k.pid], i)
 	}
 	return nil
 }
@@ -340,8 +361,10 @@ func (r *reader) scanWork(t *workTask, out []event.Work, keys []uint16) error {
 	t.shapes = map[event.Shape]uint32{}
 	var lastKey rankKey
 	lastKeyIdx := -1
-	var lastShape event.Shape
-	var lastShapeID uint32
+	var shapeCache [64]struct {
+		sh event.Shape
+		id uint32
+	}
 	isKernel := t.kind == event.Kernel
 	nc := t.ncol
 	err := intScan(r.ctx, r.db, t.query, []int64{t.lo, t.hi}, nc, func(vals []int64, nulls []uint32) error {
@@ -393,16 +416,18 @@ func (r *reader) scanWork(t *workTask, out []event.Work, keys []uint16) error {
 				sh := event.Shape{Grid: [3]int32{int32(v[8]), int32(v[9]), int32(v[10])},
 					Block: [3]int32{int32(v[11]), int32(v[12]), int32(v[13])}}
 				if sh != (event.Shape{}) {
-					if sh != lastShape || lastShapeID == 0 {
+					// a small direct-mapped cache in front of the map
+					slot := &shapeCache[uint32(v[8]*7+v[9]*3+v[11]*5+v[12])%uint32(len(shapeCache))]
+					if slot.id == 0 || slot.sh != sh {
 						id, ok := t.shapes[sh]
 						if !ok {
 							t.shList = append(t.shList, sh)
 							id = uint32(len(t.shList))
 							t.shapes[sh] = id
 						}
-						lastShape, lastShapeID = sh, id
+						slot.sh, slot.id = sh, id
 					}
-					w.Shape = lastShapeID
+					w.Shape = slot.id
 				}
 			}
 			keys[t.n] = uint16(lastKeyIdx)

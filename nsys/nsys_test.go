@@ -340,9 +340,17 @@ func TestNoKernelTable(t *testing.T) {
 func TestEmptyKernelTable(t *testing.T) {
 	b := nsystest.New(nsystest.Schema2024)
 	b.EnsureTable("CUPTI_ACTIVITY_KIND_KERNEL")
-	c := read(t, b.Write(t), event.All)
-	if len(c.Ranks) != 0 {
-		t.Errorf("ranks = %d, want 0", len(c.Ranks))
+	path := b.Write(t)
+	_, err := Read(context.Background(), openRO(t, path), path, event.All)
+	if !errors.Is(err, ErrNoKernels) || !strings.Contains(err.Error(), "the table is empty") {
+		t.Errorf("err = %v, want an empty-table error matching ErrNoKernels", err)
+	}
+	b = nsystest.New(nsystest.Schema2024)
+	b.Kernel(nsystest.K{PID: 1, Start: 9, End: 3, Name: "backwards"})
+	path = b.Write(t)
+	_, err = Read(context.Background(), openRO(t, path), path, event.All)
+	if !errors.Is(err, ErrNoKernels) || !strings.Contains(err.Error(), "dropped 1 kernels") {
+		t.Errorf("err = %v, want a no-valid-work error naming the dropped rows", err)
 	}
 }
 

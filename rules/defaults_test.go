@@ -63,9 +63,6 @@ func TestDefaultSet(t *testing.T) {
 		if (r.Name == nil) == (r.NVTX == nil) {
 			t.Errorf("%s: rule %d must have exactly one pattern", where, i)
 		}
-		if r.NVTX != nil && !strings.HasSuffix(r.File, "context.yaml") {
-			t.Errorf("%s: nvtx rule outside context.yaml", where)
-		}
 		if r.Name != nil && strings.HasSuffix(r.File, "context.yaml") {
 			t.Errorf("%s: name rule in context.yaml", where)
 		}

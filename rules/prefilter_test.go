@@ -26,8 +26,10 @@ func plainMatch(s *Set, text string, nvtx bool) int {
 func TestPrefilterAgrees(t *testing.T) {
 	s := Default()
 	inputs := corpusNames(t)
-	for _, n := range corpusNames(t) {
-		inputs = append(inputs, strings.ToUpper(n), n[:len(n)/2], "x"+n+"y", "K\u017f"+n)
+	for i, n := range corpusNames(t) {
+		if i%4 == 0 { // a sample keeps the plain-regexp side of the test fast
+			inputs = append(inputs, strings.ToUpper(n), n[:len(n)/2], "x"+n+"y", "K\u017f"+n)
+		}
 	}
 	inputs = append(inputs, "", "a", "MoE", "mOe", "GEMM", "ſ", "\xff\xfe", "model.layers.0.self_attn.qkv_proj",
 		"nn.Module: Qwen2Attention_0", "vllm/model_executor/layers/fused_moe/layer.py(1760): forward_cuda")
@@ -72,8 +74,8 @@ func TestRequiredLiterals(t *testing.T) {
 		{`sm[0-9]+_xmma`, "_xmma", false},
 		{`(^|[^A-Za-z])kernel_mha([^A-Za-z]|$)`, "kernel_mha", false},
 		{`bmm_.*E2m1`, "bmm_|E2m1", false},
-		{`a.b`, "", false},  // literals too short
-		{`.*`, "", false},   // nothing required
+		{`a.b`, "", false}, // literals too short
+		{`.*`, "", false},  // nothing required
 		{`foo|.*`, "", false},
 		{`(?i:ab)cd`, "~abcd", false}, // mixed case modes: sound, not sufficient
 		{`colou?r`, "colour|color", true},

@@ -243,7 +243,7 @@ func digest(rs []Rule) string {
 		} else if r.NVTX != nil {
 			kind, pat = "nvtx", r.NVTX.String()
 		}
-		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\n", r.ID, r.Region, r.Class, kind, pat)
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%q\n", r.ID, r.Region, r.Class, kind, pat)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

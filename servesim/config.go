@@ -16,12 +16,19 @@
 // sequence stops at max_tokens, or early at a pseudo-EOS (probability
 // EOSProb per token) unless the request sends ignore_eos, or min_tokens
 // covers the position. Text prompts are tokenised one token per
-// whitespace-separated word; a chat prompt adds 3 tokens per message and 1
-// for the reply header.
+// whitespace-separated word; a chat prompt counts its role and content
+// words plus 3 template tokens per message and 1 opening the reply.
 //
 // Fault injection (HTTP 500, in-band stream error, stall, connection
 // reset) is decided per request from Seed and the prompt, so the same
-// request meets the same fault on every run.
+// request meets the same fault on every run; a mid-stream fault strikes
+// at a token position drawn the same way. Stalls and resets apply to
+// streams only; a non-streaming request drawn for a mid-stream error gets
+// HTTP 500.
+//
+// The prefix cache keeps hashes of whole BlockSize-token prompt blocks;
+// hits and queries are counted in tokens, as vLLM does, and the last
+// block of a fully cached prompt is recomputed.
 //
 // Times are time.Duration; rates are probabilities in [0, 1].
 package servesim

@@ -30,9 +30,9 @@ type Server struct {
 	modelJSON []byte // the model name as a JSON string
 }
 
-// New returns a server for cfg (zero fields take their defaults). It
-// panics on nothing; an invalid cfg is caught by Config.Validate, which
-// callers reading user input should run first.
+// New returns a server for cfg; zero fields take their defaults. Callers
+// taking cfg from user input should check it with Config.Validate first.
+// The scheduler goroutine starts with the first request.
 func New(cfg Config) *Server {
 	cfg.fill()
 	s := &Server{cfg: cfg, words: newWords(cfg.Vocab), created: time.Now().Unix()}

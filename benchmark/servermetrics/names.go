@@ -47,8 +47,7 @@ var specs = []spec{
 		{name: "vllm:kv_cache_usage_perc"},
 		{name: "vllm:gpu_cache_usage_perc"},
 		{name: "sglang:token_usage"},
-		{name: "trtllm_kv_cache_utilization"},
-		{name: "trtllm:kv_cache_utilization"},
+		{name: "trtllm_kv_cache_utilization"}, // TensorRT-LLM /prometheus/metrics
 	}},
 	{Name: "requests_running", Kind: Gauge, Unit: "requests", combine: sumLabels, sources: []source{
 		{name: "vllm:num_requests_running"},

@@ -315,3 +315,37 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestRandomGolden pins the generator: a change in how random workloads
+// are drawn changes every workload built from the same flags, so it must
+// be deliberate (refresh with UPDATE_GOLDEN=1).
+func TestRandomGolden(t *testing.T) {
+	in, _ := ParseLength("4:8")
+	out, _ := ParseLength("lognormal:2,0.5")
+	reqs, err := Random(RandomSpec{Num: 5, InputLen: in, OutputLen: out, Seed: 2026, Vocab: 100, PrefixLen: 2,
+		FixedLength: true, Sampling: Sampling{Temperature: ptr(1.0), TopK: ptr(5)}, RequestSeeds: true,
+		RequestRate: 4, Burstiness: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, reqs); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "random.golden.jsonl")
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("random workload changed:\ngot\n%s\nwant\n%s", buf.Bytes(), want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -56,7 +57,8 @@ in the file, else by file, pid and device.
 
 Times in --window, --skip-start and --skip-end are seconds, or carry a unit
 (ns, us, ms, s): "2:5", "1.5s:2500ms", "3e9ns:4e9ns". --window counts from the
-session start; the window is cut to the capture span. Work straddling a
+session start (an nsys export's time 0; a PyTorch trace's first event); the
+window is cut to the capture span. Work straddling a
 window edge counts only its part inside.
 
 Per-work figures use --work, or else the iteration ranges (--iteration-nvtx,
@@ -75,15 +77,14 @@ compare.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.rulesFile, "rules", "", "rule `FILE` replacing the default rules")
-	fl.StringVar(&f.rulesAdd, "rules-add", "", "rule `FILE` whose rules go ahead of the defaults")
+	addRulesFlags(cmd, &f.rulesFile, &f.rulesAdd)
 	fl.StringVar(&f.window, "window", "", "analyse `START:END` only (seconds or with a unit, from the session start)")
 	fl.StringVar(&f.windowNVTX, "window-nvtx", "", "window from the first start to the last end of host ranges matching `REGEX`")
 	fl.StringVar(&f.skipStart, "skip-start", "", "trim `DUR` from the window's start (e.g. 2s, 500ms)")
 	fl.StringVar(&f.skipEnd, "skip-end", "", "trim `DUR` from the window's end")
-	fl.StringVar(&f.iteration, "iteration-nvtx", classify.DefaultIteration.String(),
-		"`REGEX` of the host ranges marking one iteration; named groups ctx_reqs, ctx_tokens, gen_reqs, gen_tokens")
-	fl.StringVar(&f.work, "work", "", "completed work `requests=N,output_tokens=M,input_tokens=K` (default: from iteration ranges)")
+	fl.StringVar(&f.iteration, "iteration-nvtx", "",
+		"`REGEX` of the host ranges marking one iteration, with named groups ctx_reqs, ctx_tokens, gen_reqs, gen_tokens\n(default: vLLM's execute_context_<reqs>(<tokens>)_generation_<reqs>(<tokens>))")
+	fl.StringVar(&f.work, "work", "", "completed `WORK` as requests=N,output_tokens=M,input_tokens=K (default: from iteration ranges)")
 	addOutputFlags(cmd, &f)
 	fl.StringVar(&f.save, "save", "", "also write a mergeable summary to `FILE` (JSON, schema "+classify.SummarySchema+")")
 	return cmd
@@ -155,11 +156,13 @@ func (f *analyzeFlags) options() (classify.Options, error) {
 			return o, usagef("--skip-end %q: %v", f.skipEnd, err)
 		}
 	}
-	re, err := regexp.Compile(f.iteration)
-	if err != nil {
-		return o, usagef("--iteration-nvtx: %v", err)
+	if f.iteration != "" {
+		re, err := regexp.Compile(f.iteration)
+		if err != nil {
+			return o, usagef("--iteration-nvtx: %v", err)
+		}
+		o.Iteration = re
 	}
-	o.Iteration = re
 	if f.work != "" {
 		if o.Work, err = classify.ParseWork(f.work); err != nil {
 			return o, usagef("--work: %v", err)
@@ -221,7 +224,7 @@ func runAnalyze(ctx context.Context, e *env, f *analyzeFlags, args []string) err
 	if err := f.checkOutput(); err != nil {
 		return err
 	}
-	set, err := analyzeRules(f.rulesFile, f.rulesAdd)
+	set, err := loadRules(f.rulesFile, f.rulesAdd)
 	if err != nil {
 		return err
 	}
@@ -417,7 +420,11 @@ over all of them.`,
 func readSummaryFile(path string) (*classify.Report, error) {
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, errors.Unwrap(err))
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is already in front
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	defer fh.Close()
 	r, err := classify.ReadSummary(fh)
@@ -425,26 +432,4 @@ func readSummaryFile(path string) (*classify.Report, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return r, nil
-}
-
-// analyzeRules loads the rule set: the defaults, or --rules FILE instead,
-// with --rules-add FILE's rules ahead. (Same meaning as the classify
-// command's flags; to be replaced by the shared loadRules once it lands.)
-func analyzeRules(rulesFile, rulesAdd string) (*rules.Set, error) {
-	set := rules.Default()
-	if rulesFile != "" {
-		s, err := rules.Load(rulesFile)
-		if err != nil {
-			return nil, err
-		}
-		set = s
-	}
-	if rulesAdd != "" {
-		s, err := rules.Load(rulesAdd)
-		if err != nil {
-			return nil, err
-		}
-		set = set.Prepend(s)
-	}
-	return set, nil
 }

@@ -71,6 +71,8 @@ func servingExport(t *testing.T, dir, name string, pid int64, rank string, graph
 		b.NVTX(pid, pid, off, off+1500*us, text)
 	}
 	b.Memcpy(nsystest.M{PID: pid, Stream: 7, Start: 900 * us, End: 950 * us, CopyKind: 1})
+	// An outer range fixes the capture span to [0.5 ms, 5 ms).
+	b.NVTX(pid, pid, 500*us, 5000*us, "benchmark")
 	path := filepath.Join(dir, name)
 	if err := b.WriteFile(path); err != nil {
 		t.Fatal(err)
@@ -247,6 +249,8 @@ func TestAnalyzeErrors(t *testing.T) {
 		{"window outside", []string{"analyze", "--window", "100:200", p}, 1, "window"},
 		{"nvtx no match", []string{"analyze", "--window-nvtx", "^nothing$", p}, 1, "--window-nvtx"},
 		{"duplicate labels", []string{"analyze", "a=" + p, "a=" + p}, 1, `duplicate rank label "a"`},
+		{"merge missing file", []string{"merge", "/nonexistent/s.json"}, 1, "/nonexistent/s.json: no such file"},
+		{"merge bad format", []string{"merge", "--format", "yaml", p}, 2, "--format"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, e := runCmd(t, tc.args, nil)
@@ -289,5 +293,88 @@ func TestAnalyzeFlagsHaveUsage(t *testing.T) {
 		if n < 3 {
 			t.Errorf("%s: only %d flags", cmd.Name(), n)
 		}
+	}
+}
+
+func TestAnalyzeLabelsSeveralRanks(t *testing.T) {
+	b := nsystest.New(nsystest.Schema2024)
+	for _, pid := range []int64{100, 200} {
+		b.Process(pid, "python3")
+		b.Kernel(nsystest.K{PID: pid, Stream: 7, Start: 1000, End: 2000 + pid, Name: "flash_fwd_kernel"})
+		b.Kernel(nsystest.K{PID: pid, Stream: 7, Start: 3000, End: 3500, Name: "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"})
+	}
+	b.GPU(0, "NVIDIA H100 80GB HBM3")
+	p := b.Write(t)
+	code, out, e := runCmd(t, []string{"analyze", "--format", "json", "tp=" + p}, nil)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	var doc struct {
+		Ranks []struct {
+			Rank      string `json:"rank"`
+			LabelFrom string `json:"label_from"`
+		} `json:"ranks"`
+		Bottleneck  string `json:"bottleneck_rank"`
+		AcrossRanks struct {
+			NonComm struct{ Min, Max int64 } `json:"non_comm_busy_ns"`
+		} `json:"across_ranks"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Ranks) != 2 || doc.Ranks[0].Rank != "tp:100/0" || doc.Ranks[1].Rank != "tp:200/0" || doc.Ranks[0].LabelFrom != "user" {
+		t.Errorf("ranks %+v", doc.Ranks)
+	}
+	// pid 200's attention kernel is 100 ns longer: it is the bottleneck.
+	if doc.Bottleneck != "tp:200/0" || doc.AcrossRanks.NonComm.Max-doc.AcrossRanks.NonComm.Min != 100 {
+		t.Errorf("bottleneck %s, across %+v", doc.Bottleneck, doc.AcrossRanks)
+	}
+}
+
+// TestAnalyzeSharedData runs analyze on every real capture in ../shared
+// (skipped when absent) and checks exit codes and invariants that hold for
+// any input.
+func TestAnalyzeSharedData(t *testing.T) {
+	var files []string
+	for _, pat := range []string{"nsys/*.sqlite", "kineto/*.json.gz"} {
+		m, _ := filepath.Glob(filepath.Join(goldenDir, "..", "..", "..", "..", "shared", "testdata", pat))
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		t.Skip("no shared test data")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			code, out, e := runCmd(t, []string{"analyze", "--format", "json", f}, nil)
+			if code == 1 {
+				if !strings.Contains(e, f) || strings.Count(strings.TrimSpace(e), "\n") != 0 {
+					t.Errorf("error not one line naming the file: %q", e)
+				}
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, e)
+			}
+			var rep classify.Report
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rep.Ranks {
+				var regionBusy int64
+				for _, g := range r.Regions {
+					regionBusy += g.BusyNs
+					if g.BusyNs > g.SumNs || g.BusyNs > r.DeviceWorkBusyNs {
+						t.Errorf("rank %s region %s: busy %d, sum %d, rank busy %d", r.Rank, g.Region, g.BusyNs, g.SumNs, r.DeviceWorkBusyNs)
+					}
+				}
+				if r.DeviceWorkBusyNs > r.DeviceWorkSumNs || r.KernelBusyNs > r.DeviceWorkBusyNs || r.DeviceWorkBusyNs > r.WindowNs ||
+					regionBusy-r.DeviceWorkBusyNs < r.MultiRegionOverlapNs || r.NonCommBusyNs+r.CommBusyNs < r.DeviceWorkBusyNs {
+					t.Errorf("rank %s: inconsistent figures %+v", r.Rank, r)
+				}
+				if c := r.Coverage; c.TimeShare < 0 || c.TimeShare > 1 || c.CountShare < 0 || c.CountShare > 1 {
+					t.Errorf("rank %s: coverage %+v", r.Rank, c)
+				}
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -342,7 +343,7 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 	host, _ := os.Hostname()
 	m := benchmark.Manifest{
 		Engine: info.Engine, EngineVersion: info.Version, EngineDetectedFrom: info.DetectedBy, Model: model,
-		ServecmpVersion: version, ServecmpCommit: commit, ClientHost: host, URL: f.url,
+		ServecmpVersion: version, ServecmpCommit: commit, ClientHost: host, URL: redactURL(f.url),
 		LoadPolicy: policyString(load, kind, values), Seed: load.Seed, Endpoint: endpointKind(w),
 	}
 	if info.Root != "" && info.Root != model {
@@ -466,6 +467,15 @@ func classes(m map[string]int) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, " ")
+}
+
+// redactURL hides a password given in the URL.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	return u.Redacted()
 }
 
 // endpointKind says which endpoints the workload uses.

@@ -43,17 +43,17 @@ port when --addr ends in :0) and runs until interrupted.`,
 				return err
 			}
 			url := "http://" + ln.Addr().String()
-			if portFile != "" {
-				if err := os.WriteFile(portFile, []byte(url+"\n"), 0o644); err != nil {
-					ln.Close()
-					return err
-				}
-			}
 			sim := servesim.New(cfg)
 			defer sim.Close()
 			srv := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}
 			fmt.Fprintf(e.stderr, "serve-sim listening on %s (model %s, engine %s, max-running %d)\n",
 				url, sim.Config().ModelName, sim.Config().EngineName, sim.Config().MaxRunning)
+			if portFile != "" {
+				if err := writePortFile(portFile, url); err != nil {
+					ln.Close()
+					return err
+				}
+			}
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
 			select {
@@ -95,4 +95,14 @@ port when --addr ends in :0) and runs until interrupted.`,
 	f.BoolVar(&cfg.OldMetricNames, "old-metric-names", false, "expose vllm:gpu_cache_usage_perc instead of vllm:kv_cache_usage_perc")
 	f.BoolVar(&cfg.Strict, "strict", false, "reject request fields the simulator does not know (like trtllm-serve)")
 	return cmd
+}
+
+// writePortFile writes url to path through a rename, so a script polling
+// for the file never reads it half-written.
+func writePortFile(path, url string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(url+"\n"), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

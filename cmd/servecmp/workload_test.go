@@ -74,7 +74,7 @@ func TestWorkloadCLIErrors(t *testing.T) {
 		{[]string{"workload", "random", "--num", "0", "--input-len", "3", "--output-len", "3", "--out", filepath.Join(dir, "x")}, 2, "--num"},
 		{[]string{"workload", "from-jsonl", bad, "--out", filepath.Join(dir, "y")}, 1, "bad.jsonl:2:"},
 		{[]string{"workload", "from-jsonl", filepath.Join(dir, "missing"), "--out", filepath.Join(dir, "y")}, 1, "missing"},
-		{[]string{"workload", "info", bad}, 1, "bad.jsonl:2:"},
+		{[]string{"workload", "info", bad}, 1, "bad.jsonl:1: empty id"},
 	}
 	for _, tt := range tests {
 		code, _, errs := runWorkloadCLI(t, tt.args...)

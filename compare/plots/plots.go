@@ -7,12 +7,14 @@ package plots
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"path/filepath"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/servecmp/servecmp/compare"
 )
@@ -124,8 +126,10 @@ func cdf(s compare.LatencySample) (*plot.Plot, error) {
 		p.Add(l)
 		p.Legend.Add(fmt.Sprintf("%s (n=%d)", side.name, len(side.v)), l)
 	}
+	// A CDF rises to the right: the bottom right corner stays free.
 	p.Legend.Top, p.Legend.Left = false, false
-	p.Legend.YOffs = vg.Points(-60)
+	p.Legend.XOffs = vg.Points(-8)
+	p.Legend.YOffs = vg.Points(8)
 	return p, nil
 }
 
@@ -211,6 +215,11 @@ func regions(g *compare.GPUTime) (*plot.Plot, error) {
 		p.Legend.Add(rg, bc)
 	}
 	p.NominalX(names...)
+	p.X.Tick.Label.Rotation = math.Pi / 10
+	p.X.Tick.Label.XAlign = draw.XRight
+	// Head room above the tallest bar for the legend.
+	p.Y.Min = 0
+	p.Y.Max *= 1.45
 	p.Legend.Top = true
 	return p, nil
 }

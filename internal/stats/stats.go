@@ -251,6 +251,8 @@ type pool struct {
 	cluster []int     // cluster of vals[i]
 	count   []int     // per cluster, reused by resample
 	weight  []int     // per value, reused by resample
+	idx     []int     // order statistics wanted, reused by resample
+	at      []float64 // their values, reused by resample
 }
 
 func newPool(cs [][]float64) *pool {
@@ -300,13 +302,53 @@ func (p *pool) resample(stats []Stat, out []float64, rng *rand.Rand) {
 			sum += v
 		}
 	}
+	// Every quantile needs at most two order statistics; find them all in
+	// one walk over the cumulative weights.
+	idx := p.idx[:0]
+	for _, s := range stats {
+		if s == Mean {
+			continue
+		}
+		lo, hi := neighbours(n, float64(s))
+		idx = append(idx, lo, hi)
+	}
+	slices.Sort(idx)
+	p.idx = idx
+	vals := p.at[:0]
+	seen, j := 0, 0
+	for i := 0; i < len(p.vals) && j < len(idx); i++ {
+		seen += p.weight[i]
+		for j < len(idx) && idx[j] < seen {
+			vals = append(vals, p.vals[i])
+			j++
+		}
+	}
+	p.at = vals
+	get := func(k int) float64 {
+		i, _ := slices.BinarySearch(idx, k)
+		return vals[i]
+	}
 	for k, s := range stats {
 		if s == Mean {
 			out[k] = sum / float64(n)
 			continue
 		}
-		out[k] = quantileAt(func(k int) float64 { return nth(p.vals, p.weight, k) }, n, float64(s))
+		out[k] = quantileAt(get, n, float64(s))
 	}
+}
+
+// neighbours returns the 0-based order statistics quantileAt reads for p
+// over n values.
+func neighbours(n int, p float64) (lo, hi int) {
+	h := p * float64(n)
+	if h <= 1 {
+		return 0, 0
+	}
+	if h >= float64(n) {
+		return n - 1, n - 1
+	}
+	l := int(math.Floor(h))
+	return l - 1, min(l, n-1)
 }
 
 func statOf(sorted []float64, s Stat) float64 {
@@ -314,16 +356,4 @@ func statOf(sorted []float64, s Stat) float64 {
 		return stat.Mean(sorted, nil)
 	}
 	return Quantile(sorted, float64(s))
-}
-
-// nth returns the k-th (0-based) value of the resample described by count.
-func nth(sorted []float64, count []int, k int) float64 {
-	seen := 0
-	for i, c := range count {
-		seen += c
-		if seen > k {
-			return sorted[i]
-		}
-	}
-	return sorted[len(sorted)-1]
 }

@@ -182,3 +182,44 @@ func TestBootstrapClustersWider(t *testing.T) {
 		t.Errorf("point estimates differ: %v vs %v", cl[0].Diff, naive[0].Diff)
 	}
 }
+
+// nth is the reference: the k-th (0-based) value of the resample described by count.
+func nth(sorted []float64, count []int, k int) float64 {
+	seen := 0
+	for i, c := range count {
+		seen += c
+		if seen > k {
+			return sorted[i]
+		}
+	}
+	return sorted[len(sorted)-1]
+}
+
+// The one-walk resampler must agree with expanding and sorting the resample.
+func TestPoolResampleMatchesExpansion(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	cs := make([][]float64, 30)
+	for i := range cs {
+		for range rng.IntN(4) {
+			cs[i] = append(cs[i], float64(rng.IntN(50)))
+		}
+	}
+	cs[0] = append(cs[0], 7)
+	p := newPool(cs)
+	st := []Stat{0, 0.1, 0.5, 0.9, 0.95, 0.99, 1, Mean}
+	out := make([]float64, len(st))
+	for range 200 {
+		p.resample(st, out, rng)
+		var exp []float64
+		for i, v := range p.vals {
+			for range p.weight[i] {
+				exp = append(exp, v)
+			}
+		}
+		for k, s := range st {
+			if want := statOf(exp, s); !near(out[k], want, 1e-9) {
+				t.Fatalf("stat %v: got %v, want %v (n=%d)", s, out[k], want, len(exp))
+			}
+		}
+	}
+}

@@ -65,16 +65,21 @@ type ServingOptions struct {
 	MoE        bool          // MoE layers instead of dense MLPs
 	TP         int           // ranks (processes, devices); default 1; >1 adds all-reduces
 	Layers     int           // decoder layers; default 4
-	Prefill    int           // eager prefill steps; default 1
-	Decode     int           // decode steps; default 3
+	Prefill    int           // eager prefill steps; 0 = 1, negative = none
+	Decode     int           // decode steps; 0 = 3, negative = none
 	Graphs     bool          // decode steps replayed as CUDA graphs traced per node
 	NodeEvents bool          // write CUDA_GRAPH_NODE_EVENTS (capture and instantiation)
 	LayerNVTX  bool          // layer-wise NVTX module ranges
 	StepNVTX   bool          // execute_context_N(T)_generation_M(U) ranges around each step
 	SideStream bool          // copies and prep work on a second stream, launched from a second thread
-	Schema     Schema        // default Schema2024
-	Seed       uint64        // duration jitter
-	PIDBase    int64         // first rank's pid; default 4100
+	// FusedARNorm (TP > 1) fuses each all-reduce with the residual add and
+	// the norm after it (FlashInfer's TRT-LLM all-reduce fusion): no norm
+	// kernel is left between the blocks, the fused kernel is
+	// communication.
+	FusedARNorm bool
+	Schema      Schema // default Schema2024
+	Seed        uint64 // duration jitter
+	PIDBase     int64  // first rank's pid; default 4100
 	// Names overrides kernel names by role (see ServingRoles); unset roles
 	// keep the engine's names.
 	Names map[string]string
@@ -405,12 +410,22 @@ func (g *servingGen) moduleTo(module string) {
 	}
 }
 
+// name returns the kernel name of role; a role without a name is a bug of
+// this file.
+func (g *servingGen) name(role string) string {
+	n, ok := g.names[role]
+	if !ok || n == "" {
+		panic("nsystest: no kernel name for role " + role)
+	}
+	return n
+}
+
 func moduleText(m string) string { return "{'Module': '" + m + "'}" }
 
 // launch issues one eager op on the main thread and returns its work.
 func (g *servingGen) launch(p op, stream int32, tid int64) {
 	g.moduleTo(p.module)
-	name := g.names[p.role]
+	name := g.name(p.role)
 	kind, api, copyKind := event.Kernel, "cudaLaunchKernel_v7000", 0
 	switch {
 	case strings.HasPrefix(name, "[CUDA memset"):
@@ -525,7 +540,7 @@ func (g *servingGen) graphStep(step int, nodes []int64, tokens int) {
 	corr := g.nextCorr()
 	t := max(le+3_000, g.free[mainStream]+800)
 	for i, p := range ops {
-		name := g.names[p.role]
+		name := g.name(p.role)
 		kind := event.Kernel
 		switch {
 		case strings.HasPrefix(name, "[CUDA memset"):
@@ -585,11 +600,13 @@ func (g *servingGen) forward(prefill, tail bool) []op {
 		add("embed.mask", I, d(3_000, 1_500), "model.embed_tokens")
 		add("allreduce", C, d(25_000, 8_000), "model.embed_tokens")
 	}
+	fused := o.FusedARNorm && o.TP > 1
 	for l := 0; l < o.Layers; l++ {
 		lp := fmt.Sprintf("model.layers.%d.", l)
-		if l == 0 {
+		switch {
+		case l == 0:
 			add("norm", A, d(8_000, 3_000), lp+"input_layernorm")
-		} else {
+		case !fused:
 			add("addnorm", A, d(10_000, 3_500), lp+"input_layernorm")
 		}
 		gemm("qkv", A, d(70_000, 14_000), lp+"self_attn.qkv_proj")
@@ -606,10 +623,15 @@ func (g *servingGen) forward(prefill, tail bool) []op {
 		if !prefill {
 			add("splitk", A, 2_000, lp+"self_attn.o_proj")
 		}
-		if o.TP > 1 {
+		switch {
+		case fused:
+			add("arnorm", C, d(40_000, 11_000), lp+"post_attention_layernorm")
+		case o.TP > 1:
 			add("allreduce", C, d(35_000, 9_000), lp+"self_attn.o_proj")
 		}
-		add("addnorm", F, d(10_000, 3_500), lp+"post_attention_layernorm")
+		if !fused {
+			add("addnorm", F, d(10_000, 3_500), lp+"post_attention_layernorm")
+		}
 		if o.MoE {
 			gemm("router", F, d(7_000, 3_000), lp+"mlp.gate")
 			add("moe.topk", F, d(5_000, 3_000), lp+"mlp.experts")
@@ -631,11 +653,18 @@ func (g *servingGen) forward(prefill, tail bool) []op {
 			}
 			gemm("down", F, d(85_000, 16_000), lp+"mlp.down_proj")
 		}
-		if o.TP > 1 {
+		switch {
+		case fused && l+1 < o.Layers:
+			add("arnorm", C, d(40_000, 11_000), fmt.Sprintf("model.layers.%d.input_layernorm", l+1))
+		case fused:
+			add("arnorm", C, d(40_000, 11_000), "model.norm")
+		case o.TP > 1:
 			add("allreduce", C, d(35_000, 9_000), lp+"mlp")
 		}
 	}
-	add("addnorm", I, d(10_000, 3_500), "model.norm")
+	if !fused {
+		add("addnorm", I, d(10_000, 3_500), "model.norm")
+	}
 	graphEnd := len(ops)
 	add("gather", I, d(3_000, 2_000), "")
 	gemm("lmhead", I, d(60_000, 40_000), "lm_head")
@@ -663,6 +692,7 @@ var servingNames = map[ServingEngine]map[string]string{
 		"embed.mask":   "triton_poi_fused_add_bitwise_and_bitwise_not_bitwise_or_ge_lt_mul_sub_0",
 		"allreduce":    "void vllm::cross_device_reduce_1stage<__nv_bfloat16, (int)2>(vllm::RankData *, vllm::RankSignals, vllm::Signal *, T1 *, int, int)",
 		"allgather":    "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)",
+		"arnorm":       "void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<(flashinfer::trtllm_allreduce_fusion::AllReduceFusionPattern)1, __nv_bfloat16, (int)2, (bool)1, (bool)1>(flashinfer::trtllm_allreduce_fusion::AllReduceFusionParams<T2>)",
 		"norm":         "void vllm::rms_norm_kernel<c10::BFloat16, (int)8, (int)3>(T1 *, const T1 *, long, const T1 *, float, int, int)",
 		"addnorm":      "std::enable_if<T2>(int)0&&vllm::_typeConvert<T1>::exists, void>::type vllm::fused_add_rms_norm_kernel<c10::BFloat16, (int)8>(T1 *, long, T1 *, const T1 *, float, int, int)",
 		"p.qkv":        "nvjet_tst_256x128_64x4_1x2_h_bz_coopA_TNT",
@@ -706,6 +736,7 @@ var servingNames = map[ServingEngine]map[string]string{
 		"embed.mask":  "void at::native::elementwise_kernel<(int)128, (int)4, at::native::gpu_kernel_impl_nocast<at::native::<unnamed>::masked_fill_kernel(at::TensorIterator &, const c10::Scalar &)::[lambda() (instance 1)]::operator ()() const::[lambda() (instance 7)]::operator ()() const::[lambda(c10::BFloat16, bool) (instance 1)]>(at::TensorIteratorBase &, const T1 &)::[lambda(int) (instance 1)]>(int, T3)",
 		"allreduce":   "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)",
 		"allgather":   "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)",
+		"arnorm":      "void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<(flashinfer::trtllm_allreduce_fusion::AllReduceFusionPattern)1, __nv_bfloat16, (int)2, (bool)1, (bool)1>(flashinfer::trtllm_allreduce_fusion::AllReduceFusionParams<T2>)",
 		"norm":        "void flashinfer::norm::RMSNormKernel<(unsigned int)8, __nv_bfloat16>(T2 *, T2 *, T2 *, unsigned int, unsigned int, unsigned int, float, float)",
 		"addnorm":     "void flashinfer::norm::FusedAddRMSNormKernel<(unsigned int)8, __nv_bfloat16>(T2 *, T2 *, T2 *, unsigned int, unsigned int, unsigned int, float, float)",
 		"p.qkv":       "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_tn",
