@@ -3,6 +3,8 @@ package classify
 import (
 	"slices"
 
+	"github.com/servecmp/servecmp/event"
+
 	"github.com/servecmp/servecmp/rules"
 )
 
@@ -109,16 +111,7 @@ func (a *attributor) byPosition() {
 		}
 		seq = append(seq, int32(i))
 	}
-	slices.SortFunc(seq, func(x, y int32) int {
-		wx, wy := &rk.Work[x], &rk.Work[y]
-		if wx.Stream != wy.Stream {
-			return cmpU32(wx.Stream, wy.Stream)
-		}
-		if wx.Start != wy.Start {
-			return cmpI64(wx.Start, wy.Start)
-		}
-		return cmpI64(int64(x), int64(y))
-	})
+	seq = groupByStream(rk.Work, seq)
 	next := make([]uint8, len(seq))
 	for lo := 0; lo < len(seq); {
 		hi := lo + 1
@@ -294,4 +287,54 @@ func (a *attributor) positionStream(seq []int32, next []uint8) {
 			cons = none
 		}
 	}
+}
+
+// groupByStream reorders seq (indices into work, ascending) by stream, then
+// start, then index. Streams are few, so this is a counting pass; each
+// stream's run is sorted only when its starts are not already in order
+// (exports usually are).
+func groupByStream(work []event.Work, seq []int32) []int32 {
+	pos := map[uint32]int{}
+	var streams []uint32
+	for _, i := range seq {
+		st := work[i].Stream
+		if _, ok := pos[st]; !ok {
+			pos[st] = 0
+			streams = append(streams, st)
+		}
+		pos[st]++
+	}
+	slices.Sort(streams)
+	off := 0
+	for _, st := range streams {
+		n := pos[st]
+		pos[st] = off
+		off += n
+	}
+	out := make([]int32, len(seq))
+	for _, i := range seq {
+		st := work[i].Stream
+		out[pos[st]] = i
+		pos[st]++
+	}
+	for lo := 0; lo < len(out); {
+		hi := lo + 1
+		sorted := true
+		for hi < len(out) && work[out[hi]].Stream == work[out[lo]].Stream {
+			if work[out[hi]].Start < work[out[hi-1]].Start {
+				sorted = false
+			}
+			hi++
+		}
+		if !sorted {
+			slices.SortFunc(out[lo:hi], func(x, y int32) int {
+				if c := cmpI64(work[x].Start, work[y].Start); c != 0 {
+					return c
+				}
+				return cmpI64(int64(x), int64(y))
+			})
+		}
+		lo = hi
+	}
+	return out
 }

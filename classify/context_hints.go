@@ -51,7 +51,7 @@ func Hints(rank *event.Rank, labels []Label) []string {
 	}
 	share := 100 * float64(unmapped) / float64(total)
 	var h []string
-	if len(rank.Launches) == 0 {
+	if len(rank.Launches) == 0 && (nvtx || frames) {
 		h = append(h, fmt.Sprintf("%.1f%% of device time is unmapped and no launch calls were loaded: capture with nsys --trace=cuda,nvtx (or torch.profiler with with_stack=True) so kernels can be joined to host ranges", share))
 	}
 	const markers = "the engine's layer markers (vLLM --enable-layerwise-nvtx-tracing, SGLang --enable-layerwise-nvtx-marker), which name the module of every GEMM and norm"

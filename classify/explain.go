@@ -78,3 +78,31 @@ func Explain(rank *event.Rank, set *rules.Set, labels []Label) []ExplainRow {
 	})
 	return rows
 }
+
+// ExplainWindow is Explain restricted to the work inside [start, end), with
+// durations clipped to it, in report form.
+func ExplainWindow(rank *event.Rank, set *rules.Set, labels []Label, start, end int64) []ExplainEntry {
+	in := *rank
+	in.Work = make([]event.Work, 0, len(rank.Work))
+	lab := make([]Label, 0, len(labels))
+	for i := range rank.Work {
+		if i >= len(labels) {
+			break
+		}
+		w := rank.Work[i]
+		if w.End <= start || w.Start >= end {
+			if !(w.Start == w.End && w.Start >= start && w.Start < end) {
+				continue
+			}
+		}
+		w.Start, w.End = max(w.Start, start), min(w.End, end)
+		in.Work = append(in.Work, w)
+		lab = append(lab, labels[i])
+	}
+	rows := Explain(&in, set, lab)
+	out := make([]ExplainEntry, len(rows))
+	for i, r := range rows {
+		out[i] = ExplainEntry{Name: r.Name, Region: r.Region.String(), Method: r.Method.String(), Rule: r.RuleID, Count: r.Count, SumNs: r.SumNs}
+	}
+	return out
+}

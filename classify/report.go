@@ -83,6 +83,9 @@ type RankSummary struct {
 	Iterations  *Iterations     `json:"iterations"`   // nil: no iteration ranges in the window
 	Work        *Work           `json:"work"`         // nil: unknown
 	Warnings    []string        `json:"warnings,omitempty"`
+	// Explain is filled by analyze --explain: every distinct (name, region,
+	// method, rule) group inside the window, by summed time.
+	Explain []ExplainEntry `json:"explain,omitempty"`
 }
 
 // RegionSummary is one region of one rank.
@@ -517,4 +520,14 @@ func readReport(rd io.Reader, strict bool) (*Report, error) {
 		return nil, err
 	}
 	return &r, nil
+}
+
+// ExplainEntry is one row of analyze --explain in report form.
+type ExplainEntry struct {
+	Name   string `json:"name"`
+	Region string `json:"region"`
+	Method string `json:"method"`
+	Rule   string `json:"rule"` // "" when no rule decided
+	Count  int    `json:"count"`
+	SumNs  int64  `json:"sum_ns"` // clipped to the window
 }

@@ -125,6 +125,22 @@ func (r *Report) Tables(top int) []*table.Table {
 		ts = append(ts, it, hist)
 	}
 
+	if anyRank(r, func(s *RankSummary) bool { return len(s.Explain) > 0 }) {
+		ex := &table.Table{Name: "explain", Title: "Explain: every name with its region, method and rule", Columns: []table.Column{
+			col("rank", ""), col("region", ""), col("method", ""), col("rule", ""), col("count", table.Count), col("sum", table.NS), {Name: "name", Max: 100},
+		}, Notes: []string{"method: name = a name rule; nvtx = host range open at launch; graph = range open at graph capture; position = place on the stream; unmapped = nothing placed it"}}
+		for _, s := range r.Ranks {
+			for _, e := range s.Explain {
+				rule := e.Rule
+				if rule == "" {
+					rule = "-"
+				}
+				ex.Add(s.Rank, e.Region, e.Method, rule, int64(e.Count), e.SumNs, e.Name)
+			}
+		}
+		ts = append(ts, ex)
+	}
+
 	if a := r.AcrossRanks; a != nil {
 		ar := &table.Table{Name: "across_ranks", Title: fmt.Sprintf("Across %d ranks (bottleneck rank: %s)", a.Ranks, r.BottleneckRank), Columns: []table.Column{
 			col("figure", ""), col("min", table.NS), col("mean", table.NS), col("max", table.NS), col("min_rank", ""), col("max_rank", ""),

@@ -71,7 +71,10 @@ type Report struct {
 	Phase         string       `json:"phase"`
 	Metrics       []Metric     `json:"metrics"`
 	Counts        []Count      `json:"counts"`
-	Sweeps        []SweepCurve `json:"sweeps,omitempty"`
+	// Server holds the scraped server-side metrics (KV-cache use, running
+	// and waiting requests, memory, preemptions) of both sides.
+	Server []ServerMetric `json:"server_metrics"`
+	Sweeps []SweepCurve   `json:"sweeps,omitempty"`
 	// Latency holds the pooled per-request samples behind the latency rows
 	// (for CDF plots and the workbook); empty without records.
 	Latency []LatencySample `json:"-"`
@@ -158,6 +161,20 @@ type Count struct {
 	Name string  `json:"name"`
 	A    float64 `json:"a"`
 	B    float64 `json:"b"`
+}
+
+// ServerMetric is one scraped server-side metric: for gauges the largest
+// in-window peak over a side's runs and the mean of the in-window means;
+// for counters the mean in-window increase per run. Nil when a side does not
+// expose it.
+type ServerMetric struct {
+	Name  string   `json:"name"`
+	Unit  string   `json:"unit"`
+	Kind  string   `json:"kind"`
+	PeakA *float64 `json:"peak_a"`
+	PeakB *float64 `json:"peak_b"`
+	MeanA *float64 `json:"mean_a"` // gauges: mean level; counters: increase per run
+	MeanB *float64 `json:"mean_b"`
 }
 
 // SweepCurve is one sweep result: offered load against throughput and

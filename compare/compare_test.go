@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -219,6 +220,11 @@ func goldenReport(t *testing.T) *Report {
 	a, ra := mkSide("a", 1, 3, 100, 20, []float64{1000, 1010, 990})
 	b, rb := mkSide("b", 11, 3, 70, 20, []float64{1300, 1290, 1310})
 	b[0].Result.Manifest.Quantization = "fp8"
+	for i, run := range append(slices.Clone(a), b...) {
+		peak := 0.5 + 0.1*float64(i)
+		run.Result.ServerMetrics = json.RawMessage(fmt.Sprintf(`{"metrics":[{"name":"kv_cache_usage","kind":"gauge","unit":"fraction","peak":%g,"mean":%g},`+
+			`{"name":"preemptions","kind":"counter","unit":"preemptions","peak":9,"increase":%d}]}`, peak, peak/2, i))
+	}
 	b[1].Result.Manifest.Quantization = "fp8"
 	b[2].Result.Manifest.Quantization = "fp8"
 	sat := 4.0
@@ -285,6 +291,24 @@ func TestGolden(t *testing.T) {
 		}
 	}
 }
+
+func TestServerMetrics(t *testing.T) {
+	rep := goldenReport(t)
+	if len(rep.Server) != 2 {
+		t.Fatalf("server metrics %+v", rep.Server)
+	}
+	kv := rep.Server[0]
+	// A runs 0..2 peak 0.5..0.7, B runs 3..5 peak 0.8..1.0; means are half.
+	if kv.Name != "kv_cache_usage" || !near(*kv.PeakA, 0.7) || !near(*kv.PeakB, 1.0) || !near(*kv.MeanA, 0.3) || !near(*kv.MeanB, 0.45) {
+		t.Errorf("kv %+v", kv)
+	}
+	pre := rep.Server[1]
+	if pre.Kind != "counter" || !near(*pre.MeanA, 1) || !near(*pre.MeanB, 4) {
+		t.Errorf("preemptions increase per run: %+v", pre)
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
 
 func TestGPUDeltas(t *testing.T) {
 	rep := goldenReport(t)

@@ -96,6 +96,15 @@ func (r *Report) Tables(raw bool) []*table.Table {
 		cn.Add(x.Name, round(x.A, raw), round(x.B, raw))
 	}
 	ts = append(ts, cn)
+	if len(r.Server) > 0 {
+		sv := &table.Table{Name: "server_metrics", Title: "Server-side metrics (scraped; gauges: in-window peak over runs and mean level, counters: increase per run)",
+			Columns: []table.Column{{Name: "metric"}, {Name: "unit"}, {Name: "kind"}, {Name: "peak_a", Unit: table.Count}, {Name: "peak_b", Unit: table.Count},
+				{Name: "mean_a", Unit: table.Count}, {Name: "mean_b", Unit: table.Count}}}
+		for _, m := range r.Server {
+			sv.Add(m.Name, m.Unit, m.Kind, optF(m.PeakA, raw), optF(m.PeakB, raw), optF(m.MeanA, raw), optF(m.MeanB, raw))
+		}
+		ts = append(ts, sv)
+	}
 	for _, sc := range r.Sweeps {
 		t := &table.Table{Name: "sweep_" + sc.Side, Title: fmt.Sprintf("Sweep %s (%s, %s)", strings.ToUpper(sc.Side), sc.Kind, sc.Path),
 			Columns: []table.Column{{Name: "offered", Unit: table.Count}, {Name: "request_throughput", Unit: "req/s"}, {Name: "output_throughput", Unit: "tok/s"},
@@ -115,6 +124,15 @@ func (r *Report) Tables(raw bool) []*table.Table {
 		ts = append(ts, r.GPU.tables(raw)...)
 	}
 	return ts
+}
+
+// layer1Tables is how many of Tables' tables belong to layer 1.
+func (r *Report) layer1Tables() int {
+	n := 4 + len(r.Sweeps)
+	if len(r.Server) > 0 {
+		n++
+	}
+	return n
 }
 
 // pval shows tiny p-values as "<0.0001" for display.
@@ -302,7 +320,7 @@ func (r *Report) writeText(w io.Writer) error {
 	}
 	b.WriteByte('\n')
 	ts := r.Tables(false)
-	n1 := 4 + len(r.Sweeps)
+	n1 := r.layer1Tables()
 	if err := table.Text(&b, ts[:n1]); err != nil {
 		return err
 	}
@@ -336,7 +354,7 @@ func (r *Report) writeMarkdown(w io.Writer) error {
 		b.WriteString("- " + l + "\n")
 	}
 	ts := r.Tables(false)
-	n1 := 4 + len(r.Sweeps)
+	n1 := r.layer1Tables()
 	for i, t := range ts {
 		if i == n1 {
 			writeMDList(&b, r.Notes, r.Warnings)

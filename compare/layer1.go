@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/servermetrics"
 	"github.com/servecmp/servecmp/internal/stats"
 )
 
@@ -64,6 +65,7 @@ func Compare(in Input) (*Report, error) {
 	r.latency(runsA, runsB, in)
 	r.throughput(runsA, runsB, in.Alpha)
 	r.counts(runsA, runsB)
+	r.serverMetrics(runsA, runsB)
 	r.RequestsA, r.RequestsB = in.RecordsA, in.RecordsB
 	if len(in.ProfilesA) > 0 || len(in.ProfilesB) > 0 {
 		r.GPU = gpuTime(in.ProfilesA, in.ProfilesB)
@@ -639,5 +641,81 @@ func addRecord(out map[string][][]float64, rec *benchmark.Record) {
 	}
 	if len(perTok) > 0 {
 		out["itl_per_token_ms"] = append(out["itl_per_token_ms"], perTok)
+	}
+}
+
+// serverMetrics summarises the scraped server-side series of each side.
+func (r *Report) serverMetrics(runsA, runsB []Run) {
+	type acc struct {
+		unit, kind string
+		peak       *float64
+		sum        float64
+		n          int
+	}
+	collect := func(runs []Run) (map[string]*acc, []string) {
+		out := map[string]*acc{}
+		var order []string
+		for _, run := range runs {
+			raw := run.Result.ServerMetrics
+			if len(raw) == 0 || string(raw) == "null" {
+				continue
+			}
+			var sm servermetrics.Result
+			if err := json.Unmarshal(raw, &sm); err != nil {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s: server_metrics unreadable: %v", run.Path, err))
+				continue
+			}
+			for _, m := range sm.Metrics {
+				a := out[m.Name]
+				if a == nil {
+					a = &acc{unit: m.Unit, kind: string(m.Kind)}
+					out[m.Name] = a
+					order = append(order, m.Name)
+				}
+				if m.Peak != nil && (a.peak == nil || *m.Peak > *a.peak) {
+					v := *m.Peak
+					a.peak = &v
+				}
+				level := m.Mean
+				if m.Kind == servermetrics.Counter {
+					level = m.Increase
+				}
+				if level != nil {
+					a.sum += *level
+					a.n++
+				}
+			}
+		}
+		return out, order
+	}
+	ma, oa := collect(runsA)
+	mb, ob := collect(runsB)
+	names := oa
+	for _, n := range ob {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	mean := func(a *acc) *float64 {
+		if a == nil || a.n == 0 {
+			return nil
+		}
+		return ptr(a.sum / float64(a.n))
+	}
+	for _, n := range names {
+		a, b := ma[n], mb[n]
+		m := ServerMetric{Name: n, MeanA: mean(a), MeanB: mean(b)}
+		for _, x := range []*acc{a, b} {
+			if x != nil {
+				m.Unit, m.Kind = x.unit, x.kind
+			}
+		}
+		if a != nil {
+			m.PeakA = a.peak
+		}
+		if b != nil {
+			m.PeakB = b.peak
+		}
+		r.Server = append(r.Server, m)
 	}
 }

@@ -150,7 +150,15 @@ type Options struct {
 	Launches   bool // host launch calls (needed for NVTX projection)
 	Ranges     bool // NVTX ranges, annotations, python frames
 	GraphNodes bool // CUDA-graph node creation events
+	// LaunchesOnlyWithContext loads launches only for processes that have
+	// host ranges or graph-node events: launches serve to project those
+	// onto device work, and without them a reader may skip the (large)
+	// launch table.
+	LaunchesOnlyWithContext bool
 }
 
 // All loads everything.
 var All = Options{Launches: true, Ranges: true, GraphNodes: true}
+
+// Context loads what context attribution can use, and no more.
+var Context = Options{Launches: true, Ranges: true, GraphNodes: true, LaunchesOnlyWithContext: true}

@@ -142,11 +142,6 @@ func (r *reader) read() error {
 	var ranges map[int64][]event.Range
 	var nodes map[int64][]event.GraphNode
 	var err error
-	if r.opts.Launches && r.s.has(tRuntime, "start", "end", "globalTid", "nameId") {
-		if launches, err = r.readLaunches(pids); err != nil {
-			return fmt.Errorf("reading %s: %w", tRuntime, err)
-		}
-	}
 	if r.opts.Ranges && r.s.has(tNVTX, "start", "end", "eventType", "globalTid") {
 		if ranges, err = r.readNVTX(pids); err != nil {
 			return fmt.Errorf("reading %s: %w", tNVTX, err)
@@ -155,6 +150,20 @@ func (r *reader) read() error {
 	if r.opts.GraphNodes && r.s.has(tGraphNodes, "start", "end", "globalTid", "graphNodeId") {
 		if nodes, err = r.readGraphNodes(pids); err != nil {
 			return fmt.Errorf("reading %s: %w", tGraphNodes, err)
+		}
+	}
+	if r.opts.LaunchesOnlyWithContext {
+		// Launches serve only to project host ranges and graph-capture
+		// context onto device work: skip the processes that have neither.
+		for pid := range pids {
+			if len(ranges[pid]) == 0 && len(nodes[pid]) == 0 {
+				delete(pids, pid)
+			}
+		}
+	}
+	if r.opts.Launches && len(pids) > 0 && r.s.has(tRuntime, "start", "end", "globalTid", "nameId") {
+		if launches, err = r.readLaunches(pids); err != nil {
+			return fmt.Errorf("reading %s: %w", tRuntime, err)
 		}
 	}
 	return r.finish(launches, ranges, nodes)

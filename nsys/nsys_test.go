@@ -233,6 +233,34 @@ func TestOptionsOff(t *testing.T) {
 	}
 }
 
+func TestLaunchesOnlyWithContext(t *testing.T) {
+	b := nsystest.New(nsystest.Schema2024)
+	b.GPU(0, "NVIDIA H100 80GB HBM3")
+	// Process 1 has an NVTX range, process 2 none: only 1's launches matter.
+	b.Kernel(nsystest.K{PID: 1, TID: 1, Start: 100, End: 200, Name: "k1"})
+	b.Kernel(nsystest.K{PID: 2, TID: 2, Start: 100, End: 200, Name: "k2"})
+	b.NVTX(1, 1, 10, 300, "step")
+	c := read(t, b.Write(t), event.Context)
+	if len(c.Ranks) != 2 {
+		t.Fatalf("ranks = %d", len(c.Ranks))
+	}
+	for _, r := range c.Ranks {
+		want := 0
+		if r.PID == 1 {
+			want = 1
+		}
+		if len(r.Launches) != want {
+			t.Errorf("pid %d: %d launches, want %d", r.PID, len(r.Launches), want)
+		}
+	}
+	// With every option, both processes' launches are read.
+	for _, r := range read(t, b.Write(t), event.All).Ranks {
+		if len(r.Launches) != 1 {
+			t.Errorf("event.All: pid %d: %d launches, want 1", r.PID, len(r.Launches))
+		}
+	}
+}
+
 func TestInvalidRows(t *testing.T) {
 	b := nsystest.New(nsystest.Schema2024)
 	b.GPU(0, "NVIDIA H100 80GB HBM3")

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +36,7 @@ type analyzeFlags struct {
 	top                 int
 	format              string
 	save                string
+	explain             bool
 }
 
 func newAnalyzeCmd(e *env) *cobra.Command {
@@ -86,6 +88,7 @@ compare.`,
 		"`REGEX` of the host ranges marking one iteration, with named groups ctx_reqs, ctx_tokens, gen_reqs, gen_tokens\n(default: vLLM's execute_context_<reqs>(<tokens>)_generation_<reqs>(<tokens>))")
 	fl.StringVar(&f.work, "work", "", "completed `WORK` as requests=N,output_tokens=M,input_tokens=K (default: from iteration ranges)")
 	addOutputFlags(cmd, &f)
+	fl.BoolVar(&f.explain, "explain", false, "also list every distinct name in the window with its region, method and rule id (per rank)")
 	fl.StringVar(&f.save, "save", "", "also write a mergeable summary to `FILE` (JSON, schema "+classify.SummarySchema+")")
 	return cmd
 }
@@ -98,20 +101,36 @@ func addOutputFlags(cmd *cobra.Command, f *analyzeFlags) {
 // analyzeInput is one EXPORT argument.
 type analyzeInput struct{ label, path string }
 
-func parseInputs(args []string) []analyzeInput {
-	out := make([]analyzeInput, len(args))
-	for i, a := range args {
-		out[i] = analyzeInput{path: a}
-		l, p, ok := strings.Cut(a, "=")
-		if !ok || l == "" || p == "" || strings.ContainsRune(l, filepath.Separator) {
+// parseInputs splits LABEL=PATH arguments and expands a directory into the
+// exports and traces inside it. A labelled directory labels each of its
+// files LABEL/<file name>.
+func parseInputs(args []string) ([]analyzeInput, error) {
+	var out []analyzeInput
+	for _, a := range args {
+		in := analyzeInput{path: a}
+		if l, p, ok := strings.Cut(a, "="); ok && l != "" && p != "" && !strings.ContainsRune(l, filepath.Separator) {
+			if _, err := os.Stat(a); err != nil { // not a file whose name holds '='
+				in = analyzeInput{label: l, path: p}
+			}
+		}
+		st, err := os.Stat(in.path)
+		if err != nil || !st.IsDir() {
+			out = append(out, in) // input.Open names a missing file
 			continue
 		}
-		if _, err := os.Stat(a); err == nil {
-			continue // a file whose name holds '='
+		files, err := input.Expand([]string{in.path})
+		if err != nil {
+			return nil, err
 		}
-		out[i] = analyzeInput{label: l, path: p}
+		for _, fp := range files {
+			sub := analyzeInput{path: fp}
+			if in.label != "" {
+				sub.label = in.label + "/" + filepath.Base(fp)
+			}
+			out = append(out, sub)
+		}
 	}
-	return out
+	return out, nil
 }
 
 // options turns the flags into summarizer options; errors are usage errors.
@@ -217,6 +236,9 @@ func parseDuration(s string) (int64, error) {
 }
 
 func runAnalyze(ctx context.Context, e *env, f *analyzeFlags, args []string) error {
+	// A capture's few large slices live until the end: collecting garbage
+	// at the default pace only rescans them. Collect less often.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	opt, err := f.options()
 	if err != nil {
 		return err
@@ -228,8 +250,11 @@ func runAnalyze(ctx context.Context, e *env, f *analyzeFlags, args []string) err
 	if err != nil {
 		return err
 	}
-	inputs := parseInputs(args)
-	ranks, err := analyzeAll(ctx, inputs, set, opt)
+	inputs, err := parseInputs(args)
+	if err != nil {
+		return err
+	}
+	ranks, err := analyzeAll(ctx, inputs, set, opt, f.explain)
 	if err != nil {
 		return err
 	}
@@ -247,7 +272,7 @@ func runAnalyze(ctx context.Context, e *env, f *analyzeFlags, args []string) err
 
 // analyzeAll reads every input and summarizes every rank, at most
 // GOMAXPROCS at a time. The result is in input order, then rank order.
-func analyzeAll(ctx context.Context, inputs []analyzeInput, set *rules.Set, opt classify.Options) ([]*classify.RankSummary, error) {
+func analyzeAll(ctx context.Context, inputs []analyzeInput, set *rules.Set, opt classify.Options, explain bool) ([]*classify.RankSummary, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -258,7 +283,7 @@ func analyzeAll(ctx context.Context, inputs []analyzeInput, set *rules.Set, opt 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			perInput[i], errs[i] = analyzeOne(ctx, sem, in, set, opt)
+			perInput[i], errs[i] = analyzeOne(ctx, sem, in, set, opt, explain)
 			if errs[i] != nil {
 				cancel()
 			}
@@ -281,13 +306,13 @@ func analyzeAll(ctx context.Context, inputs []analyzeInput, set *rules.Set, opt 
 	return out, nil
 }
 
-func analyzeOne(ctx context.Context, sem chan struct{}, in analyzeInput, set *rules.Set, opt classify.Options) ([]*classify.RankSummary, error) {
+func analyzeOne(ctx context.Context, sem chan struct{}, in analyzeInput, set *rules.Set, opt classify.Options, explain bool) ([]*classify.RankSummary, error) {
 	select {
 	case sem <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	c, err := input.Open(ctx, in.path, event.All)
+	c, err := input.Open(ctx, in.path, event.Context)
 	if err != nil {
 		<-sem
 		return nil, err
@@ -318,7 +343,18 @@ func analyzeOne(ctx context.Context, sem chan struct{}, in analyzeInput, set *ru
 			}
 			defer func() { <-sem }()
 			labels := classify.Attribute(rk, set, byName)
-			out[i], errs[i] = classify.Summarize(c, rk, labels, opt)
+			rs, err := classify.Summarize(c, rk, labels, opt)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			for _, h := range classify.Hints(rk, labels) {
+				rs.Warnings = append(rs.Warnings, "rank "+rs.Rank+": hint: "+h)
+			}
+			if explain {
+				rs.Explain = classify.ExplainWindow(rk, set, labels, rs.WindowStartNs, rs.WindowEndNs)
+			}
+			out[i] = rs
 		}()
 	}
 	wg.Wait()

@@ -139,7 +139,8 @@ func TestAnalyzeGolden(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			if errOut != "" {
+			// The one warning is the hint for the deliberately unknown kernel.
+			if n := strings.Count(errOut, "\n"); n != 1 || !strings.Contains(errOut, "hint: 2.0% of device time is unmapped") {
 				t.Errorf("stderr: %s", errOut)
 			}
 			checkGolden(t, tc.golden, out)
@@ -376,5 +377,68 @@ func TestAnalyzeSharedData(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestAnalyzeExplain(t *testing.T) {
+	p := servingExport(t, t.TempDir(), "r0.sqlite", 100, "0", "")
+	code, out, errOut := runCmd(t, []string{"analyze", "--format", "json", "--explain", p}, nil)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Ranks []struct {
+			DeviceWork      int64 `json:"device_work"`
+			DeviceWorkSumNs int64 `json:"device_work_sum_ns"`
+			Explain         []struct {
+				Name, Region, Method, Rule string
+				Count                      int64
+				SumNs                      int64 `json:"sum_ns"`
+			} `json:"explain"`
+		} `json:"ranks"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	r := doc.Ranks[0]
+	var n, sum int64
+	methods := map[string]bool{}
+	for _, e := range r.Explain {
+		n += e.Count
+		sum += e.SumNs
+		methods[e.Method] = true
+		if e.Name == "mystery_kernel" && (e.Region != "other" || e.Method != "unmapped") {
+			t.Errorf("mystery_kernel: %+v", e)
+		}
+		if e.Name == "flash_fwd_splitkv_kernel" && (e.Region != "attention" || e.Method != "name" || e.Rule == "") {
+			t.Errorf("flash_fwd: %+v", e)
+		}
+	}
+	// The explain rows account for every piece of work in the window, no more.
+	if n != r.DeviceWork || sum != r.DeviceWorkSumNs {
+		t.Errorf("explain covers %d items / %d ns, summary %d / %d", n, sum, r.DeviceWork, r.DeviceWorkSumNs)
+	}
+	if !methods["name"] || !methods["unmapped"] {
+		t.Errorf("methods %v", methods)
+	}
+	// Text output carries the explain table.
+	_, txt, _ := runCmd(t, []string{"analyze", "--explain", p}, nil)
+	if !strings.Contains(txt, "Explain: every name") || !strings.Contains(txt, "mystery_kernel") {
+		t.Errorf("text lacks the explain table:\n%s", txt)
+	}
+}
+
+func TestAnalyzeDirectory(t *testing.T) {
+	dir := t.TempDir()
+	servingExport(t, dir, "a.sqlite", 100, "0", "")
+	servingExport(t, dir, "b.sqlite", 101, "1", "")
+	code, out, errOut := runCmd(t, []string{"analyze", "--format", "json", "job=" + dir}, nil)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{`"rank": "job/a.sqlite"`, `"rank": "job/b.sqlite"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %s", want)
+		}
 	}
 }

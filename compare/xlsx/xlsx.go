@@ -242,6 +242,16 @@ func (b *book) throughput(r *compare.Report) error {
 		b.row(s, n, c.Name, "", c.A, c.B)
 		n++
 	}
+	if len(r.Server) > 0 {
+		n++
+		b.row(s, n, "server metric (scraped)", "unit", "peak A", "peak B", "mean A", "mean B", "kind")
+		b.f.SetCellStyle(s, cell(1, n), cell(7, n), b.head)
+		n++
+		for _, m := range r.Server {
+			b.row(s, n, m.Name, m.Unit, m.PeakA, m.PeakB, m.MeanA, m.MeanB, m.Kind)
+			n++
+		}
+	}
 	return nil
 }
 

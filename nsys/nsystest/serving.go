@@ -203,9 +203,10 @@ func Serving(o ServingOptions) (*Builder, *ServingTruth) {
 	for _, w := range g.works {
 		switch w.kind {
 		case event.Kernel:
+			grid, block := servingShape(w.name, w.end-w.start)
 			b.Kernel(K{PID: w.pid, TID: w.tid, Device: w.dev, Stream: w.stream, Start: w.start, End: w.end,
 				Name: w.name, Corr: w.corr, GraphNode: w.node, LaunchStart: w.lstart, LaunchEnd: w.lend,
-				Grid: [3]int32{132, 1, 1}, Block: [3]int32{384, 1, 1}})
+				Grid: grid, Block: block})
 		case event.Memset, event.Memcpy:
 			m := M{PID: w.pid, TID: w.tid, Device: w.dev, Stream: w.stream, Start: w.start, End: w.end,
 				CopyKind: w.copyKind, Corr: w.corr, GraphNode: w.node, NoLaunch: true}
@@ -773,4 +774,24 @@ var servingNames = map[ServingEngine]map[string]string{
 		"side.gemm":   "ampere_bf16_s16816gemm_bf16_64x64_ldg8_f2f_stages_64x5_tn",
 		"side.copy":   "void at::native::elementwise_kernel<(int)128, (int)4, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase &)::[lambda() (instance 3)]::operator ()() const::[lambda() (instance 7)]::operator ()() const::[lambda(int) (instance 1)]>(at::TensorIteratorBase &, const T1 &)::[lambda(int) (instance 1)]>(int, T3)",
 	},
+}
+
+// servingShape gives a kernel a plausible launch geometry from its family
+// and duration (ns), so that shape histograms separate prefill-sized from
+// decode-sized launches. Persistent Hopper GEMMs fill the 132 SMs.
+func servingShape(name string, dur int64) (grid, block [3]int32) {
+	us := int32(max(1, min(dur/1000, 1<<16)))
+	switch {
+	case strings.Contains(name, "nvjet") || strings.Contains(name, "sm90"):
+		return [3]int32{132, 1, 1}, [3]int32{384, 1, 1}
+	case strings.Contains(name, "gemm") || strings.Contains(name, "cutlass"):
+		return [3]int32{max(1, us/4), 2, 1}, [3]int32{256, 1, 1}
+	case strings.Contains(name, "nccl") || strings.Contains(name, "allreduce") || strings.Contains(name, "all_reduce") || strings.Contains(name, "cross_device"):
+		return [3]int32{16, 1, 1}, [3]int32{512, 1, 1}
+	case strings.Contains(name, "flash") || strings.Contains(name, "Attention") || strings.Contains(name, "attention") || strings.Contains(name, "BatchPrefill") || strings.Contains(name, "BatchDecode"):
+		return [3]int32{max(1, us/8), 32, 1}, [3]int32{128, 1, 1}
+	case strings.Contains(name, "norm") || strings.Contains(name, "Norm"):
+		return [3]int32{max(1, us*8), 1, 1}, [3]int32{1024, 1, 1}
+	}
+	return [3]int32{max(1, us*4), 1, 1}, [3]int32{256, 1, 1}
 }
