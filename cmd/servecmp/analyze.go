@@ -258,6 +258,7 @@ func runAnalyze(ctx context.Context, e *env, f *analyzeFlags, args []string) err
 	if err != nil {
 		return err
 	}
+	qualifyDuplicateLabels(ranks)
 	rep, err := classify.NewReport(set.Digest, ranks)
 	if err != nil {
 		return err
@@ -362,6 +363,25 @@ func analyzeOne(ctx context.Context, sem chan struct{}, in analyzeInput, set *ru
 		return nil, err
 	}
 	return out, nil
+}
+
+// qualifyDuplicateLabels prefixes the file name to rank labels that came
+// from captured environments or defaults and collide across files (two
+// single-GPU traces both recorded as rank 0, say), with a warning. Labels the
+// user gave are left alone, so that NewReport refuses their duplicates.
+func qualifyDuplicateLabels(ranks []*classify.RankSummary) {
+	seen := map[string]int{}
+	for _, r := range ranks {
+		seen[r.Rank]++
+	}
+	for _, r := range ranks {
+		if seen[r.Rank] < 2 || r.LabelFrom == "user" {
+			continue
+		}
+		old := r.Rank
+		r.Rank = filepath.Base(r.Source) + ":" + old
+		r.Warnings = append(r.Warnings, fmt.Sprintf("rank label %q is used by several inputs; %s's is shown as %q (give LABEL=FILE to choose)", old, r.Source, r.Rank))
+	}
 }
 
 // saveSummary writes the summary next to path and renames it into place,

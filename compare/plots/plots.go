@@ -217,9 +217,15 @@ func regions(g *compare.GPUTime) (*plot.Plot, error) {
 	p.NominalX(names...)
 	p.X.Tick.Label.Rotation = math.Pi / 10
 	p.X.Tick.Label.XAlign = draw.XRight
-	// Head room above the tallest bar for the legend.
+	// Half a slot of room on each side so that no bar is cut at the edge.
+	p.X.Min, p.X.Max = -0.6, float64(len(bars))-0.4
+	// Head room above the tallest bar for the legend, on the left, clear of
+	// the first bars' tops.
 	p.Y.Min = 0
-	p.Y.Max *= 1.45
+	p.Y.Max *= 1.6
+	p.Y.Tick.Marker = plot.DefaultTicks{}
 	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.XOffs = vg.Points(40)
 	return p, nil
 }
