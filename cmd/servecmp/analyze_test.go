@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -440,5 +441,45 @@ func TestAnalyzeDirectory(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %s", want)
 		}
+	}
+}
+
+// TestAnalyzeLeavesInputUnchanged runs the whole command on an export in a
+// read-only directory and checks that the file's bytes and the directory's
+// listing are the same afterwards (no journal, WAL or shm file left beside it).
+func TestAnalyzeLeavesInputUnchanged(t *testing.T) {
+	dir := t.TempDir()
+	p := servingExport(t, dir, "ro.sqlite", 100, "0", "")
+	if err := os.Chmod(p, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	state := func() (string, [32]byte) {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(names, ","), sha256.Sum256(b)
+	}
+	names0, sum0 := state()
+	for _, args := range [][]string{{"analyze", p}, {"analyze", "--explain", "--format", "json", p}} {
+		if code, _, errOut := runCmd(t, args, nil); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+	names1, sum1 := state()
+	if names0 != names1 || sum0 != sum1 {
+		t.Errorf("input changed: listing %q -> %q, sha256 equal %v", names0, names1, sum0 == sum1)
 	}
 }
