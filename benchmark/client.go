@@ -438,7 +438,12 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 			n += k
 		}
 		rec.CompletionTokens = n
+		// The prompt's length is known for token-id prompts only; a text
+		// or chat prompt without usage counts 0 (see Summary.InputTokensUnknown).
 		rec.PromptTokens = p.req.InputLen
+		if rec.PromptTokens == 0 {
+			rec.PromptTokens = len(p.req.PromptTokens)
+		}
 	}
 	if rec.FixedLength && rec.CompletionTokens != rec.RequestedTokens {
 		rec.LengthMismatch = true

@@ -86,6 +86,25 @@ func TestClientWire(t *testing.T) {
 	}
 }
 
+func TestClientNoUsagePromptTokens(t *testing.T) {
+	// Without usage the input count falls back to the token-id prompt's
+	// length, even when the workload line leaves input_len out; a text
+	// prompt's length is unknown (0), and the summary counts it.
+	s := (&fake{noUsage: true}).server(t)
+	rec := doOne(t, s.URL, workload.Request{ID: "q", PromptTokens: []int{1, 2, 3}, MaxTokens: 2}, "vllm", 0)
+	if !rec.OK || rec.UsageReported || rec.PromptTokens != 3 || rec.CompletionTokens != 2 {
+		t.Fatalf("token-id prompt: %+v", rec)
+	}
+	txt := doOne(t, s.URL, workload.Request{ID: "x", Prompt: "hello there", MaxTokens: 2}, "vllm", 0)
+	if !txt.OK || txt.PromptTokens != 0 {
+		t.Fatalf("text prompt: %+v", txt)
+	}
+	sum := Summarize([]Record{rec, txt}, 0, true)
+	if sum.UsageMissing != 2 || sum.InputTokensUnknown != 1 || sum.InputTokens != 3 {
+		t.Fatalf("summary: missing %d unknown %d input %d", sum.UsageMissing, sum.InputTokensUnknown, sum.InputTokens)
+	}
+}
+
 func TestClientLengthMismatch(t *testing.T) {
 	s := (&fake{produce: 3}).server(t)
 	rec := doOne(t, s.URL, completionReq(5), "vllm", 0)

@@ -61,6 +61,9 @@ func Summarize(recs []Record, notSent int, complete bool) Summary {
 		s.OutputTokens += int64(r.CompletionTokens)
 		if !r.UsageReported {
 			s.UsageMissing++
+			if r.PromptTokens == 0 {
+				s.InputTokensUnknown++
+			}
 		}
 		if r.LengthMismatch {
 			s.LengthMismatches++
@@ -183,7 +186,7 @@ func phase(recs []Record, from, to float64) Phase {
 				p.RequestsFailed++
 			}
 		}
-		if !r.OK {
+		if !r.OK && r.ErrorClass != ClassCancelled {
 			continue
 		}
 		for j, t := range r.ChunkTimesMs {
@@ -200,15 +203,17 @@ func phase(recs []Record, from, to float64) Phase {
 	return p
 }
 
-// phases splits a measured run at S, the actual send time of the last
-// request sent: steady = [0, S], the window in which the offered load was
-// held; drain = (S, end of the last request].
-func phases(recs []Record) (steady, drain Phase) {
-	end, lastSend := 0.0, 0.0
+// phases splits a measured run at S, when sending stopped: the later of
+// the last request's actual send and sendEnd (the --duration deadline or
+// the interrupt, when one of them stopped sending; 0 otherwise).
+// steady = [0, S], the window in which the offered load was held;
+// drain = (S, end of the last request].
+func phases(recs []Record, sendEnd float64) (steady, drain Phase) {
+	end, stop := 0.0, sendEnd
 	for i := range recs {
 		end = math.Max(end, endS(&recs[i]))
-		lastSend = math.Max(lastSend, recs[i].SentS)
+		stop = math.Max(stop, recs[i].SentS)
 	}
-	end = math.Max(end, lastSend)
-	return phase(recs, 0, lastSend), phase(recs, lastSend, end)
+	end = math.Max(end, stop)
+	return phase(recs, 0, stop), phase(recs, stop, end)
 }

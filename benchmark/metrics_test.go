@@ -97,12 +97,43 @@ func TestPhases(t *testing.T) {
 		{OK: true, SentS: 0, DoneMs: 3000, ChunkTimesMs: []float64{500, 1500, 2500}, ChunkTokens: []int{1, 1, 1}},
 		{OK: true, SentS: 1, DoneMs: 500, ChunkTimesMs: []float64{200}, ChunkTokens: []int{2}},
 	}
-	steady, drain := phases(recs)
+	steady, drain := phases(recs, 0)
 	if steady.StartS != 0 || steady.EndS != 1 || steady.RequestsSent != 2 || steady.OutputTokens != 1 || steady.RequestsCompleted != 0 {
 		t.Fatalf("steady %+v", steady)
 	}
 	if drain.StartS != 1 || drain.EndS != 3 || drain.RequestsSent != 0 || drain.OutputTokens != 4 || drain.RequestsCompleted != 2 {
 		t.Fatalf("drain %+v", drain)
+	}
+}
+
+func TestPhasesStopAfterLastSend(t *testing.T) {
+	// A closed loop cut by --duration at 2 s: every slot's last send was
+	// at 0 or 1 s, but the load was held until the deadline.
+	recs := []Record{
+		{OK: true, SentS: 0, DoneMs: 3000, ChunkTimesMs: []float64{500, 1500, 2500}, ChunkTokens: []int{1, 1, 1}},
+		{OK: true, SentS: 1, DoneMs: 500, ChunkTimesMs: []float64{200}, ChunkTokens: []int{2}},
+	}
+	steady, drain := phases(recs, 2)
+	if steady.EndS != 2 || steady.OutputTokens != 4 || steady.RequestsCompleted != 1 || drain.StartS != 2 || drain.OutputTokens != 1 {
+		t.Fatalf("steady %+v drain %+v", steady, drain)
+	}
+}
+
+func TestPhaseCountsCancelledWork(t *testing.T) {
+	// --duration 2 --drain cancel: a request cut at 2.5 s produced two
+	// tokens inside the steady window, which count there; a failed
+	// request's partial output never counts.
+	recs := []Record{
+		{OK: true, SentS: 0, DoneMs: 1000, ChunkTimesMs: []float64{500, 1000}, ChunkTokens: []int{1, 1}, CompletionTokens: 2, UsageReported: true},
+		{ErrorClass: ClassCancelled, SentS: 1, DoneMs: 1500, ChunkTimesMs: []float64{200, 600, 1200}, ChunkTokens: []int{1, 1, 1}},
+		{ErrorClass: ClassServerError, SentS: 1, DoneMs: 700, ChunkTimesMs: []float64{300, 600}, ChunkTokens: []int{1, 1}},
+	}
+	steady, drain := phases(recs, 2)
+	if steady.OutputTokens != 4 || drain.OutputTokens != 1 || steady.RequestsCompleted != 2 || steady.RequestsOK != 1 {
+		t.Fatalf("steady %+v drain %+v", steady, drain)
+	}
+	if s := Summarize(recs, 0, false); s.OutputTokens != 2 || s.RequestsCancelled != 1 || s.RequestsFailed != 1 {
+		t.Fatalf("summary counts only successful output: %+v", s)
 	}
 }
 

@@ -104,16 +104,22 @@ type Phases struct {
 	// Warmup covers the warmup requests (before t=0); its window is given
 	// relative to its own start.
 	Warmup Phase `json:"warmup"`
-	// Steady is [first measured send, last scheduled send]: the window in
-	// which the offered load was held.
+	// Steady is [t=0, sending stopped]: the window in which the offered
+	// load was held. Sending stops at the last measured request's actual
+	// send, or at the --duration deadline or the interrupt when one of
+	// them cut the workload short.
 	Steady Phase `json:"steady"`
-	// Drain is (last scheduled send, last request finished].
+	// Drain is (sending stopped, last request finished].
 	Drain Phase `json:"drain"`
 }
 
 // Phase is one time window. Counts are of events inside the window:
 // sends, completions (successful or not) and output tokens by chunk arrival
-// time. Throughputs divide by DurationS (0 when the window is empty).
+// time. Output tokens are those of successful requests and of requests the
+// run itself cancelled (drain rule, drain timeout, interrupt), which the
+// server did produce inside the window; a failed request's partial output
+// never counts. Throughputs divide by DurationS (0 when the window is
+// empty).
 type Phase struct {
 	StartS            float64 `json:"start_s"`
 	EndS              float64 `json:"end_s"`
@@ -172,6 +178,10 @@ type Summary struct {
 	// UsageMissing counts ok requests whose server sent no usage; their
 	// token counts come from the chunks.
 	UsageMissing int `json:"usage_missing"`
+	// InputTokensUnknown counts ok requests with neither usage nor a
+	// token-id prompt: their input tokens are not known and count 0 in
+	// InputTokens and InputThroughput.
+	InputTokensUnknown int `json:"input_tokens_unknown"`
 	// DurationS runs from t=0 to the end of the last request (drain
 	// included); the throughputs below divide by it.
 	DurationS         float64 `json:"duration_s"`

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,6 +55,10 @@ type Config struct {
 	OnRecord func(*Record) error
 	// Progress, when non-nil, is updated as requests end.
 	Progress *Progress
+	// BeforeStep, when non-nil, is called right before each measured step
+	// starts (after warmup and any prefix-cache reset): the caller takes a
+	// server-metrics baseline there.
+	BeforeStep func(step int)
 }
 
 // Progress is live run state for a progress display; read it with the
@@ -138,7 +143,11 @@ type stepOut struct {
 	start       time.Time
 	notSent     int
 	interrupted bool
-	drainCut    bool // in-flight requests were cancelled at the end
+	// sendEndS is when sending stopped (seconds from t=0): the last send
+	// of a whole workload, else the --duration deadline or the interrupt.
+	// The offered load was held until then.
+	sendEndS float64
+	drainCut bool // in-flight requests were cancelled at the end
 }
 
 // Run executes the warmup and every measured step and returns the result
@@ -176,18 +185,28 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		warn.add("closed-loop run: the workload's arrival offsets are ignored")
 	}
 
-	// Warmup: copies of the first N requests (cycling if N exceeds the
-	// workload) with ids suffixed "-warmup", sent closed-loop and never
-	// recorded.
+	// Warmup: the first N requests' shapes (cycling if N exceeds the
+	// workload) with their prompts reversed (warmupPrompt) and ids
+	// suffixed "-warmup", sent closed-loop and never recorded. They are
+	// not the measured requests: replaying those would put their prompts
+	// in the prefix cache before they are measured.
 	var warmPhase Phase
 	if n := load.Warmup; n > 0 {
 		wp := make([]prepared, n)
+		same := 0
 		for i := range wp {
-			p := prep[i%len(prep)]
-			r := *p.req
-			r.ID += "-warmup"
-			p.req = &r
+			r := warmupRequest(&reqs[i%len(reqs)])
+			if samePrompt(&r, &reqs[i%len(reqs)]) {
+				same++
+			}
+			p, err := buildBody(&r, cfg.Model, cfg.Engine, warn.add)
+			if err != nil {
+				return nil, fmt.Errorf("workload %s: warmup: %w", cfg.Workload.Path, err)
+			}
 			wp[i] = p
+		}
+		if same > 0 {
+			warn.add(fmt.Sprintf("warmup: %d of %d warmup prompts read the same reversed (palindromes or one token/word) and repeat a measured prompt", same, n))
 		}
 		wl := LoadPolicy{Mode: ModeConcurrency, Concurrency: load.Concurrency, Drain: DrainWait, DrainTimeoutS: load.DrainTimeoutS}
 		if load.Mode != ModeConcurrency {
@@ -209,9 +228,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if failed > 0 {
 			warn.add(fmt.Sprintf("warmup: %d of %d requests failed", failed, len(out.recs)))
 		}
-		if !load.ResetPrefixCache {
-			warn.add("warmup reused the first requests' prompts and the prefix cache was not reset (--reset-prefix-cache): those requests may hit the cache")
-		}
 		if out.interrupted {
 			res.Incomplete = true
 		}
@@ -220,6 +236,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	values := cfg.SweepValues
 	if cfg.SweepKind == "" {
 		values = []float64{0}
+	}
+	if len(values) > 1 && !load.ResetPrefixCache {
+		warn.add("sweep: every step re-sends the same prompts and the prefix cache is not reset between steps (--reset-prefix-cache): later steps may hit the cache and look faster")
 	}
 	var mu sync.Mutex
 	onRecord := func(r *Record) {
@@ -279,17 +298,23 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			p.OutputTokens.Store(0)
 			p.Started.Store(time.Now().UnixNano())
 		}
+		if cfg.BeforeStep != nil {
+			cfg.BeforeStep(si)
+		}
 		out := runStep(ctx, cfg.Client, prep, offsets, sl, si, onRecord, cfg.Progress)
 		sl.Requests = len(reqs)
 		complete := !out.interrupted && !out.drainCut
 		sum := Summarize(out.recs, out.notSent, complete)
-		steady, drain := phases(out.recs)
+		steady, drain := phases(out.recs, out.sendEndS)
 		st := SweepStep{Value: v, Load: sl, Summary: sum, Phases: Phases{Steady: steady, Drain: drain}}
 		if si == 0 {
 			st.Phases.Warmup = warmPhase
 		}
 		if sum.UsageMissing > 0 {
 			stepWarn.add(fmt.Sprintf("%d of %d successful requests had no usage from the server: their output tokens were counted from the chunks (token_ids length, else one per content chunk)", sum.UsageMissing, sum.RequestsOK))
+		}
+		if sum.InputTokensUnknown > 0 {
+			stepWarn.add(fmt.Sprintf("%d successful requests had neither usage nor token-id prompts: their input tokens are unknown and count 0 in input_tokens and input_throughput", sum.InputTokensUnknown))
 		}
 		if sum.LengthMismatches > 0 {
 			stepWarn.add(fmt.Sprintf("%d fixed-length requests produced a different number of tokens than requested (records: length_mismatch)", sum.LengthMismatches))
@@ -356,6 +381,43 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Warnings = []string{}
 	}
 	return res, nil
+}
+
+// warmupRequest is a warmup copy of r: the same length, sampling and
+// output settings, with id suffixed "-warmup" and the prompt reversed
+// (token ids, or the words of the text and of every chat message), so
+// that its prompt shares no prefix with the measured request.
+func warmupRequest(r *workload.Request) workload.Request {
+	w := *r
+	w.ID += "-warmup"
+	w.ArrivalOffsetS = nil
+	if len(r.PromptTokens) > 0 {
+		w.PromptTokens = slices.Clone(r.PromptTokens)
+		slices.Reverse(w.PromptTokens)
+	}
+	w.Prompt = reverseWords(r.Prompt)
+	if len(r.Messages) > 0 {
+		w.Messages = slices.Clone(r.Messages)
+		for i := range w.Messages {
+			w.Messages[i].Content = reverseWords(w.Messages[i].Content)
+		}
+	}
+	return w
+}
+
+// reverseWords reverses the order of the space-separated words of s.
+func reverseWords(s string) string {
+	if s == "" {
+		return s
+	}
+	f := strings.Fields(s)
+	slices.Reverse(f)
+	return strings.Join(f, " ")
+}
+
+// samePrompt reports whether a and b send the same prompt.
+func samePrompt(a, b *workload.Request) bool {
+	return slices.Equal(a.PromptTokens, b.PromptTokens) && a.Prompt == b.Prompt && slices.Equal(a.Messages, b.Messages)
 }
 
 // Saturation returns the index of the first step after which no later step
@@ -538,6 +600,8 @@ func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64,
 	}
 
 	// Sending is over; drain.
+	out.sendEndS = seconds(clk.now())
+	durationCut := deadline > 0 && ctx.Err() == nil
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	interrupted := ctx.Err() != nil
@@ -584,6 +648,11 @@ func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64,
 		}
 	}
 	<-done
+	if durationCut && slices.Contains(sent, false) {
+		// Stopped by --duration: an open loop stops at its last arrival
+		// before the deadline, but the load was offered until it.
+		out.sendEndS = math.Max(out.sendEndS, seconds(deadline))
+	}
 	out.interrupted = interrupted || ctx.Err() != nil
 	for i := range recs {
 		if sent[i] {

@@ -2,10 +2,14 @@ package benchmark
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
 func runCfg(t *testing.T, f *fake, load LoadPolicy, n, out int) (*Result, []Record) {
@@ -85,6 +89,21 @@ func TestRunDurationAndCancelDrain(t *testing.T) {
 	}
 }
 
+func TestRunDurationSteadyWindow(t *testing.T) {
+	// Closed loop, two slots, requests of ≥ 200 ms, --duration 0.3 s:
+	// the last sends happen near 0.2 s, but the two slots stayed busy
+	// until the deadline, which is where the steady state ends.
+	f := &fake{delay: 20 * time.Millisecond}
+	res, _ := runCfg(t, f, LoadPolicy{Mode: ModeConcurrency, Concurrency: 2, DurationS: 0.3, Drain: DrainWait}, 20, 10)
+	st := res.Phases.Steady
+	if st.EndS < 0.3 || res.Phases.Drain.StartS != st.EndS || res.Summary.RequestsNotSent == 0 {
+		t.Fatalf("steady %+v drain %+v not sent %d", st, res.Phases.Drain, res.Summary.RequestsNotSent)
+	}
+	if st.MeanConcurrency < 1.5 {
+		t.Fatalf("steady mean concurrency %v: the window should cover only held load", st.MeanConcurrency)
+	}
+}
+
 func TestRunDrainTimeout(t *testing.T) {
 	f := &fake{delay: 30 * time.Millisecond}
 	res, _ := runCfg(t, f, LoadPolicy{Mode: ModeConcurrency, Concurrency: 2, Drain: DrainWait, DrainTimeoutS: 0.05}, 2, 50)
@@ -135,6 +154,11 @@ func TestRunSweep(t *testing.T) {
 	if !found {
 		t.Fatalf("no small-step warning: %q", res.Warnings)
 	}
+	// The steps re-send one population: without a cache reset the later
+	// steps may be served from the prefix cache, and the run says so.
+	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "prefix cache is not reset between steps") }) {
+		t.Fatalf("no prefix-cache warning for a sweep without reset: %q", res.Warnings)
+	}
 }
 
 func TestLoadValidate(t *testing.T) {
@@ -149,5 +173,51 @@ func TestLoadValidate(t *testing.T) {
 		if err := l.Validate(); err == nil {
 			t.Errorf("accepted %+v", l)
 		}
+	}
+}
+
+func TestWarmupIsNotTheMeasuredRequests(t *testing.T) {
+	// Warmup must not send the measured prompts (that would warm the
+	// prefix cache for exactly the requests being measured), but it keeps
+	// their lengths and output settings.
+	f := &fake{}
+	s := f.server(t)
+	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 4})
+	defer c.Close()
+	w := &workload.Workload{Path: "w.jsonl", SHA256: "abc", Requests: []workload.Request{
+		{ID: "t", PromptTokens: []int{1, 2, 3, 4}, MaxTokens: 3, InputLen: 4},
+		{ID: "x", Prompt: "alpha beta gamma", MaxTokens: 3},
+		{ID: "c", Messages: []workload.Message{{Role: "user", Content: "one two three"}}, MaxTokens: 3},
+	}}
+	_, err := Run(context.Background(), Config{Client: c, Engine: "vllm", Model: "m", Workload: w,
+		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 1, Warmup: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := func(b map[string]any) string {
+		if m, ok := b["messages"]; ok {
+			return fmt.Sprint(m)
+		}
+		return fmt.Sprint(b["prompt"])
+	}
+	measured := map[string]bool{}
+	var warm []string
+	for i, id := range f.seen {
+		if strings.HasSuffix(id, "-warmup") {
+			warm = append(warm, prompt(f.bodies[i]))
+		} else {
+			measured[prompt(f.bodies[i])] = true
+		}
+	}
+	if len(warm) != 3 || len(measured) != 3 {
+		t.Fatalf("warmup %d, measured %d distinct prompts", len(warm), len(measured))
+	}
+	for _, p := range warm {
+		if measured[p] {
+			t.Errorf("warmup sent a measured prompt: %s", p)
+		}
+	}
+	if !slices.Contains(warm, "[4 3 2 1]") || !slices.Contains(warm, "gamma beta alpha") {
+		t.Errorf("warmup prompts %q", warm)
 	}
 }

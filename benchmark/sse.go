@@ -1,6 +1,16 @@
 package benchmark
 
-import "bytes"
+import (
+	"bytes"
+	"fmt"
+)
+
+// maxEventBytes bounds one SSE line and one event's data. A real chunk is
+// a few hundred bytes; a server that streams without line ends must fail
+// its request, not exhaust the client's memory.
+const maxEventBytes = 16 << 20
+
+var errEventTooLarge = fmt.Errorf("SSE event or line longer than %d MiB", maxEventBytes>>20)
 
 // sseParser is an incremental Server-Sent Events parser. Bytes are fed in
 // whatever pieces the network delivers; an event is dispatched at the blank
@@ -28,8 +38,14 @@ func (p *sseParser) feed(b []byte, emit func([]byte) error) error {
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
+			if len(p.partial)+len(b) > maxEventBytes {
+				return errEventTooLarge
+			}
 			p.partial = append(p.partial, b...)
 			return nil
+		}
+		if len(p.partial)+i > maxEventBytes {
+			return errEventTooLarge
 		}
 		line := b[:i]
 		b = b[i+1:]
@@ -87,6 +103,9 @@ func (p *sseParser) line(l []byte, emit func([]byte) error) error {
 	}
 	switch string(field) {
 	case "data":
+		if len(p.data)+len(value) > maxEventBytes {
+			return errEventTooLarge
+		}
 		if p.hasData {
 			p.data = append(p.data, '\n')
 		}

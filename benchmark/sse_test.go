@@ -2,6 +2,8 @@ package benchmark
 
 import (
 	"bytes"
+	"errors"
+	"net/http"
 	"slices"
 	"testing"
 )
@@ -78,4 +80,39 @@ func FuzzSSE(f *testing.F) {
 			_ = s.event([]byte(e))
 		}
 	})
+}
+
+func TestSSEBoundsEventSize(t *testing.T) {
+	// A body without line ends, or an event of endless data lines, is an
+	// error once it passes the bound, not an ever-growing buffer.
+	piece := bytes.Repeat([]byte("a"), 1<<20)
+	var p sseParser
+	var err error
+	for i := 0; i < 20 && err == nil; i++ {
+		err = p.feed(piece, func([]byte) error { return nil })
+	}
+	if !errors.Is(err, errEventTooLarge) || len(p.partial) > maxEventBytes {
+		t.Fatalf("unterminated line: err %v, buffered %d", err, len(p.partial))
+	}
+	var q sseParser
+	line := append(append([]byte("data: "), piece...), '\n')
+	err = nil
+	for i := 0; i < 20 && err == nil; i++ {
+		err = q.feed(line, func([]byte) error { return nil })
+	}
+	if !errors.Is(err, errEventTooLarge) || len(q.data) > maxEventBytes {
+		t.Fatalf("endless event: err %v, buffered %d", err, len(q.data))
+	}
+	// The client turns it into a per-request failure.
+	url := raw(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range 20 {
+			if _, err := w.Write(piece); err != nil {
+				return
+			}
+		}
+	})
+	if rec := doOne(t, url, completionReq(3), "vllm", 0); rec.OK || rec.ErrorClass != ClassBadResponse {
+		t.Fatalf("record %+v", rec.ErrorClass)
+	}
 }

@@ -501,6 +501,9 @@ func readReport(rd io.Reader, strict bool) (*Report, error) {
 	dec := json.NewDecoder(rd)
 	var r Report
 	if err := dec.Decode(&r); err != nil {
+		if err == io.EOF {
+			return nil, errors.New("not a servecmp summary: empty file")
+		}
 		return nil, fmt.Errorf("not a servecmp summary: %w", err)
 	}
 	if r.Schema != SummarySchema && (strict || r.Schema != "") {

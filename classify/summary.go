@@ -14,10 +14,18 @@ import (
 	"github.com/servecmp/servecmp/rules"
 )
 
-// DefaultIteration matches the per-step NVTX ranges that vLLM (and engines
-// following its convention) emit around each model step. Its named groups
-// are the ones Summarize reads: ctx_reqs, ctx_tokens, gen_reqs, gen_tokens.
-var DefaultIteration = regexp.MustCompile(`execute_context_(?P<ctx_reqs>\d+)\((?P<ctx_tokens>\d+)\)_generation_(?P<gen_reqs>\d+)\((?P<gen_tokens>\d+)\)`)
+// DefaultIteration matches the per-step NVTX ranges and record_function
+// annotations that vLLM (and engines following its convention) emit around
+// each model step, in the three spellings seen in real traces:
+//
+//	execute_context_1(2048)_generation_3(3)
+//	execute_context_1(888_788544)_generation_0(0)                (tokens_sum of squares)
+//	execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk55086sqsq32sqsk55086)
+//
+// In the last, sq is the number of query tokens (the tokens processed) and
+// the rest are attention-cost terms that are not read. Its named groups are
+// the ones Summarize reads: ctx_reqs, ctx_tokens, gen_reqs, gen_tokens.
+var DefaultIteration = regexp.MustCompile(`execute_(?:\d+_)?context_(?P<ctx_reqs>\d+)\((?:sq)?(?P<ctx_tokens>\d+)[^)]*\)_generation_(?P<gen_reqs>\d+)\((?:sq)?(?P<gen_tokens>\d+)[^)]*\)`)
 
 // Options tells Summarize what to measure.
 type Options struct {
@@ -45,11 +53,11 @@ func Summarize(c *event.Capture, rank *event.Rank, labels []Label, opt Options) 
 		return nil, fmt.Errorf("classify: %d labels for %d work items", len(labels), len(rank.Work))
 	}
 	spec := opt.Window
+	o := SessionOrigin(c)
 	if spec.Explicit {
-		o := SessionOrigin(c)
 		spec.Start, spec.End = spec.Start+o, spec.End+o
 	}
-	win, from, err := ResolveWindow(rank, spec)
+	win, from, err := resolveWindow(rank, spec, o)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +69,7 @@ func Summarize(c *event.Capture, rank *event.Rank, labels []Label, opt Options) 
 	}
 	if c != nil {
 		s.GraphTraceMode = c.GraphTraceMode
-		if c.GraphTraceMode == "graph" {
+		if c.GraphTraceMode == "graph" && !launchesWithoutGraphs(rank) {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: CUDA graphs were traced whole, so kernels inside graphs are missing; re-record with nsys profile --cuda-graph-trace=node", rank.Source))
 		}
 		for _, w := range c.Warnings {
@@ -90,10 +98,29 @@ func Summarize(c *event.Capture, rank *event.Rank, labels []Label, opt Options) 
 		w.From = "flag"
 		s.Work = &w
 	case s.Iterations != nil:
-		s.Work = s.Iterations.work()
+		// A pattern without count groups (or iterations that carry no
+		// counts) gives no work to divide by: no per-work figures then.
+		if w := s.Iterations.work(); w.Requests > 0 || w.OutputTokens > 0 || w.InputTokens > 0 {
+			s.Work = w
+		}
 	}
 	s.applyWork()
 	return s, nil
+}
+
+// launchesWithoutGraphs reports whether the rank's launch calls were read
+// and none of them launched a CUDA graph: then a capture that traced graphs
+// whole lost no kernels, and warning about it would be false.
+func launchesWithoutGraphs(rank *event.Rank) bool {
+	if len(rank.Launches) == 0 || rank.Names == nil {
+		return false // unknown: launches were not read
+	}
+	for i := range rank.Launches {
+		if strings.Contains(rank.Names.Name(rank.Launches[i].Name), "GraphLaunch") {
+			return false
+		}
+	}
+	return true
 }
 
 // span is one piece of device work clipped to the window, packed into 16
@@ -450,19 +477,14 @@ func (m *measure) fill(s *RankSummary, rank *event.Rank) {
 	s.derive()
 }
 
-// SessionOrigin is the capture time that --window counts from: 0 for an
-// nsys export (its clock is session time), and the earliest span start of
-// any rank for a kineto trace (whose clock has no session zero). A nil
-// capture has origin 0.
+// SessionOrigin is the capture time that --window counts from, as the
+// reader set it (event.Capture.SessionStart): 0 for an nsys export, the
+// first event for a kineto trace. A nil capture has origin 0.
 func SessionOrigin(c *event.Capture) int64 {
-	if c == nil || c.Format != "kineto" || len(c.Ranks) == 0 {
+	if c == nil {
 		return 0
 	}
-	o := c.Ranks[0].SpanStart
-	for _, r := range c.Ranks[1:] {
-		o = min(o, r.SpanStart)
-	}
-	return o
+	return c.SessionStart
 }
 
 // ResolveWindow returns the rank's analysis window and where it came from
@@ -471,6 +493,13 @@ func SessionOrigin(c *event.Capture) int64 {
 // busy share) counts only recorded time; a range outside the span is an
 // error, as is a window that skips leave empty.
 func ResolveWindow(rank *event.Rank, spec WindowSpec) (interval.Interval, string, error) {
+	return resolveWindow(rank, spec, 0)
+}
+
+// resolveWindow is ResolveWindow; its errors give times in seconds from
+// origin, the session start that --window counts from.
+func resolveWindow(rank *event.Rank, spec WindowSpec, origin int64) (interval.Interval, string, error) {
+	sec := func(t int64) string { return strconv.FormatFloat(float64(t-origin)/1e9, 'f', -1, 64) + "s" }
 	w := interval.Interval{Start: rank.SpanStart, End: rank.SpanEnd}
 	from := "capture"
 	switch {
@@ -478,8 +507,8 @@ func ResolveWindow(rank *event.Rank, spec WindowSpec) (interval.Interval, string
 		var ok bool
 		w, ok = interval.Clip(interval.Interval{Start: spec.Start, End: spec.End}, w)
 		if !ok {
-			return w, "", fmt.Errorf("%s: rank %s: --window [%d, %d) ns lies outside the capture span [%d, %d) ns",
-				rank.Source, rank.Label, spec.Start, spec.End, rank.SpanStart, rank.SpanEnd)
+			return w, "", fmt.Errorf("%s: rank %s: --window %s:%s lies outside the capture, which spans %s:%s from the session start",
+				rank.Source, rank.Label, sec(spec.Start), sec(spec.End), sec(rank.SpanStart), sec(rank.SpanEnd))
 		}
 		from = "range"
 	case spec.NVTX != nil:
@@ -493,7 +522,8 @@ func ResolveWindow(rank *event.Rank, spec WindowSpec) (interval.Interval, string
 	w.Start += spec.SkipStart
 	w.End -= spec.SkipEnd
 	if w.End <= w.Start {
-		return w, "", fmt.Errorf("%s: rank %s: the analysis window is empty ([%d, %d) ns after skips)", rank.Source, rank.Label, w.Start, w.End)
+		return w, "", fmt.Errorf("%s: rank %s: the analysis window is empty after --skip-start/--skip-end (%s:%s from the session start)",
+			rank.Source, rank.Label, sec(w.Start), sec(w.End))
 	}
 	return w, from, nil
 }
@@ -568,6 +598,10 @@ func countIterations(rank *event.Rank, re *regexp.Regexp, win interval.Interval)
 	}
 	cache := map[uint32]cached{} // by text id
 	it := &Iterations{Pattern: re.String()}
+	// The prefill/decode split needs ctx_tokens, the token histogram some
+	// token count; a pattern without them only counts iterations.
+	hasCtx := re.SubexpIndex("ctx_tokens") >= 0
+	hasTokens := hasCtx || re.SubexpIndex("gen_tokens") >= 0
 	var hist [65]int64
 	for i := range rank.Ranges {
 		r := &rank.Ranges[i]
@@ -590,13 +624,16 @@ func countIterations(rank *event.Rank, re *regexp.Regexp, win interval.Interval)
 		it.CtxTokens += v.ctxTokens
 		it.GenRequests += v.genReqs
 		it.GenTokens += v.genTokens
-		tok := v.ctxTokens + v.genTokens
-		if v.ctxTokens > 0 {
+		switch {
+		case !hasCtx:
+		case v.ctxTokens > 0:
 			it.Prefill.add(v)
-		} else {
+		default:
 			it.Decode.add(v)
 		}
-		hist[tokenBucket(tok)]++
+		if hasTokens {
+			hist[tokenBucket(v.ctxTokens+v.genTokens)]++
+		}
 	}
 	if it.Count == 0 {
 		return nil

@@ -235,12 +235,12 @@ func TestSummarizeWindowClip(t *testing.T) {
 
 func TestSummarizeWindowKinetoOrigin(t *testing.T) {
 	rk, l := build([2]int64{5_000, 6_000}, []item{k(5_000, 5_400, rules.FFN), k(5_600, 5_800, rules.FFN)})
-	c := &event.Capture{Format: "kineto", Ranks: []*event.Rank{rk}}
+	c := &event.Capture{Format: "kineto", SessionStart: 5_000, Ranks: []*event.Rank{rk}}
 	s := mustSummarize(t, c, rk, l, Options{Window: WindowSpec{Explicit: true, Start: 500, End: 1000}})
 	if s.WindowStartNs != 5_500 || s.WindowEndNs != 6_000 || s.DeviceWorkSumNs != 200 {
 		t.Errorf("kineto window %d..%d sum %d", s.WindowStartNs, s.WindowEndNs, s.DeviceWorkSumNs)
 	}
-	c.Format = "nsys" // session time: the same window lies before the span
+	c.Format, c.SessionStart = "nsys", 0 // session time: the same window lies before the span
 	if _, err := Summarize(c, rk, l, Options{Window: WindowSpec{Explicit: true, Start: 500, End: 1000}}); err == nil {
 		t.Error("nsys window outside the span: no error")
 	}
@@ -274,6 +274,17 @@ func TestSummarizeGraphWarning(t *testing.T) {
 	c.GraphTraceMode = "node"
 	if s := mustSummarize(t, c, rk, l, Options{}); len(s.Warnings) != 1 {
 		t.Errorf("node mode warnings %q", s.Warnings)
+	}
+	// Graph mode, but the launch calls were read and none launched a graph:
+	// no kernel is missing, so no warning.
+	c.GraphTraceMode = "graph"
+	rk.Launches = []event.Launch{{Start: 0, End: 1, Correlation: 1, Name: rk.Names.ID("cudaLaunchKernel")}}
+	if s := mustSummarize(t, c, rk, l, Options{}); len(s.Warnings) != 1 {
+		t.Errorf("graph mode without graph launches: warnings %q", s.Warnings)
+	}
+	rk.Launches = append(rk.Launches, event.Launch{Start: 2, End: 3, Correlation: 2, Name: rk.Names.ID("cudaGraphLaunch")})
+	if s := mustSummarize(t, c, rk, l, Options{}); len(s.Warnings) != 2 || !strings.Contains(s.Warnings[0], "--cuda-graph-trace=node") {
+		t.Errorf("graph mode with graph launches: warnings %q", s.Warnings)
 	}
 }
 
@@ -320,10 +331,19 @@ func TestSummarizeIterations(t *testing.T) {
 	if f.BusyPerRequestNs == nil || *f.BusyPerRequestNs != 200 || *f.SumPerOutputTokenNs != 400.0/23 {
 		t.Errorf("ffn per work %v %v", f.BusyPerRequestNs, f.SumPerOutputTokenNs)
 	}
-	// A user pattern with only some groups; a missing group counts 0.
+	// A user pattern with only some groups; a missing group counts 0. Without
+	// ctx_tokens nothing tells prefill from decode: no split is claimed.
 	s = mustSummarize(t, nil, rk, l, Options{Iteration: regexp.MustCompile(`generation_\d+\((?P<gen_tokens>\d+)\)`)})
-	if s.Iterations.Count != 4 || s.Iterations.GenTokens != 21 || s.Iterations.Decode.Iterations != 4 {
-		t.Errorf("custom pattern %+v", s.Iterations)
+	if s.Iterations.Count != 4 || s.Iterations.GenTokens != 21 || s.Iterations.Decode.Iterations != 0 || s.Iterations.Prefill.Iterations != 0 ||
+		len(s.Iterations.TokensHistogram) != 3 || s.Work == nil || s.Work.OutputTokens != 21 {
+		t.Errorf("custom pattern %+v, work %+v", s.Iterations, s.Work)
+	}
+	// A pattern without count groups only counts iterations: no token
+	// histogram, no prefill/decode split, and no per-work figures (all
+	// would divide by zero).
+	s = mustSummarize(t, nil, rk, l, Options{Iteration: regexp.MustCompile(`^execute_`)})
+	if s.Iterations.Count != 4 || s.Iterations.Decode.Iterations != 0 || len(s.Iterations.TokensHistogram) != 0 || s.Work != nil {
+		t.Errorf("pattern without groups %+v, work %+v", s.Iterations, s.Work)
 	}
 }
 
@@ -535,6 +555,9 @@ func TestReadSummaryErrors(t *testing.T) {
 			t.Errorf("ReadSummary(%q): no error", in)
 		}
 	}
+	if _, err := ReadSummary(strings.NewReader("")); err == nil || !strings.Contains(err.Error(), "empty file") {
+		t.Errorf("empty input: %v, want an error saying the file is empty", err)
+	}
 }
 
 func TestTrim(t *testing.T) {
@@ -564,5 +587,71 @@ func TestTrim(t *testing.T) {
 		if _, ok := doc[key]; !ok {
 			t.Errorf("JSON lacks %s", key)
 		}
+	}
+}
+
+// TestTablesPerWorkNote: the note explaining iteration-derived counts shows
+// only when some rank's work came from iteration ranges, not from --work.
+func TestTablesPerWorkNote(t *testing.T) {
+	note := func(o Options) bool {
+		rk, l := iterRank()
+		s := mustSummarize(t, nil, rk, l, o)
+		rep, err := NewReport("d", []*RankSummary{s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tb := range rep.Tables(0) {
+			if tb.Name == "per_work" {
+				return slices.ContainsFunc(tb.Notes, func(n string) bool { return strings.Contains(n, "ctx_reqs") })
+			}
+		}
+		t.Fatal("no per_work table")
+		return false
+	}
+	if !note(Options{}) {
+		t.Error("work from iterations: note missing")
+	}
+	if note(Options{Work: &Work{Requests: 4, OutputTokens: 100}}) {
+		t.Error("work from --work: iteration note shown")
+	}
+}
+
+// TestDefaultIterationSpellings: the default iteration pattern reads the
+// step annotations of the vLLM versions found in real traces.
+func TestDefaultIterationSpellings(t *testing.T) {
+	for text, want := range map[string]iterVals{
+		"execute_context_1(2048)_generation_3(3)":                                                  {1, 2048, 3, 3},
+		"execute_context_0(0)_generation_32(32)":                                                   {0, 0, 32, 32},
+		"execute_context_1(888_788544)_generation_0(0)":                                            {1, 888, 0, 0},
+		"execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk55086sqsq32sqsk55086)":         {0, 0, 32, 32},
+		"execute_5_context_2(sq700sk900sqsq250000sqsk300000)_generation_3(sq3sk4000sqsq3sqsk4000)": {2, 700, 3, 3},
+	} {
+		got, ok := parseIter(DefaultIteration, text)
+		if !ok || got != want {
+			t.Errorf("%s: got %+v %v, want %+v", text, got, ok, want)
+		}
+	}
+	for _, text := range []string{"execute_model", "step[DECODE bs=32]", "execute_context_x(1)_generation_1(1)"} {
+		if _, ok := parseIter(DefaultIteration, text); ok {
+			t.Errorf("%s: matched", text)
+		}
+	}
+}
+
+// TestSummarizeWindowErrorsRelative: window errors give times from the
+// session start, the clock --window uses, also for a kineto trace whose
+// clock starts far from zero.
+func TestSummarizeWindowErrorsRelative(t *testing.T) {
+	const t0 = 1_428_625_731_516_983 // a real trace's first event, ns
+	rk, l := build([2]int64{t0, t0 + 50_000_000}, []item{k(t0, t0+1000, rules.FFN)})
+	rk.Format = "kineto"
+	c := &event.Capture{Format: "kineto", SessionStart: t0, Ranks: []*event.Rank{rk}}
+	_, err := Summarize(c, rk, l, Options{Window: WindowSpec{Explicit: true, Start: 100e9, End: 200e9}})
+	if err == nil || !strings.Contains(err.Error(), "--window 100s:200s lies outside the capture, which spans 0s:0.05s from the session start") {
+		t.Errorf("outside: %v", err)
+	}
+	_, err = Summarize(c, rk, l, Options{Window: WindowSpec{SkipStart: 30e6, SkipEnd: 30e6}})
+	if err == nil || !strings.Contains(err.Error(), "empty after --skip-start/--skip-end (0.03s:0.02s from the session start)") {
+		t.Errorf("empty: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/servecmp/servecmp/internal/table"
 )
@@ -51,8 +52,12 @@ func (r *Report) Tables(top int) []*table.Table {
 	if anyRank(r, func(s *RankSummary) bool { return s.Work != nil }) {
 		pw := &table.Table{Name: "per_work", Title: "Per completed work", Columns: []table.Column{
 			col("rank", ""), col("work_from", ""), col("requests", table.Count), col("output_tokens", table.Count),
-			col("region", ""), col("sum", table.NSPerReq), col("busy", table.NSPerReq), col("sum", table.NSPerTok), col("busy", table.NSPerTok),
-		}, Notes: append([]string{"iteration counts: requests = Σ ctx_reqs, output tokens = Σ gen_tokens + Σ ctx_reqs (each prefill emits a first token)"}, r.Notes...)}
+			col("region", ""), {Name: "sum", Unit: table.NSPerReq, Sig3: true}, {Name: "busy", Unit: table.NSPerReq, Sig3: true},
+			{Name: "sum", Unit: table.NSPerTok, Sig3: true}, {Name: "busy", Unit: table.NSPerTok, Sig3: true},
+		}, Notes: slices.Clone(r.Notes)}
+		if anyRank(r, func(s *RankSummary) bool { return s.Work != nil && s.Work.From == "iterations" }) {
+			pw.Notes = append([]string{"iteration counts: requests = Σ ctx_reqs, output tokens = Σ gen_tokens + Σ ctx_reqs (each prefill emits a first token)"}, pw.Notes...)
+		}
 		for _, s := range r.Ranks {
 			if s.Work == nil {
 				continue

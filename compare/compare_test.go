@@ -56,7 +56,8 @@ func synthRun(name string, seed uint64, n int, ttft, tpot, tput float64) (Run, R
 		Manifest: benchmark.Manifest{Engine: "sim", Model: "demo-model", GPUType: "H100", GPUCount: 1, LoadPolicy: "concurrency"},
 		Workload: benchmark.WorkloadInfo{Path: "w.jsonl", SHA256: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", Count: n},
 		Load:     benchmark.LoadPolicy{Mode: "concurrency", Concurrency: 4, Warmup: 2, Drain: "wait", Requests: n},
-		Phases:   benchmark.Phases{Steady: benchmark.Phase{DurationS: ct * 0.9}, Drain: benchmark.Phase{DurationS: ct * 0.1}},
+		Phases: benchmark.Phases{Steady: benchmark.Phase{DurationS: ct * 0.9, OutputThroughput: tput * 1.05, RequestThroughput: float64(n) / ct * 1.05},
+			Drain: benchmark.Phase{DurationS: ct * 0.1}},
 		Summary: benchmark.Summary{RequestsOK: n, InputTokens: int64(32 * n), OutputTokens: int64(16 * n), DurationS: ct,
 			RequestThroughput: float64(n) / ct, InputThroughput: float64(32*n) / ct, OutputThroughput: tput, CompletionTimeS: &ct,
 			TTFT: dist(tt), TPOT: dist(tp), E2E: dist(e2)},
@@ -103,6 +104,10 @@ func TestVerdictKnownDifference(t *testing.T) {
 	if m := metric(t, rep, "output_throughput"); m.Verdict != "b" || m.Method != "welch-t" || *m.PValue >= 0.05 {
 		t.Errorf("output_throughput: %+v, want b by welch-t", m)
 	}
+	// The steady-state window's throughput is its own row, same direction.
+	if m := metric(t, rep, "steady_output_throughput"); m.Verdict != "b" || !near(m.A, 1050) || m.Method != "welch-t" {
+		t.Errorf("steady_output_throughput: %+v, want b, A 1050", m)
+	}
 	if m := metric(t, rep, "completion_time_s"); m.Verdict != "b" {
 		t.Errorf("completion_time_s: verdict %q, want b (shorter)", m.Verdict)
 	}
@@ -130,6 +135,23 @@ func deref(p *float64) float64 {
 		return -1
 	}
 	return *p
+}
+
+func TestPhaseStartup(t *testing.T) {
+	// Without warmup requests the startup is part of the measurement: the
+	// report must not claim it was excluded.
+	a, _ := mkSide("a", 1, 1, 100, 20, []float64{1000})
+	b, _ := mkSide("b", 2, 1, 100, 20, []float64{1000})
+	for _, r := range append(a, b...) {
+		r.Result.Load.Warmup = 0
+	}
+	rep, err := Compare(Input{A: a, B: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep.Phase, "startup included (no warmup requests)") || strings.Contains(rep.Phase, "excluded") {
+		t.Errorf("phase %q", rep.Phase)
+	}
 }
 
 func TestSingleRunThroughputNeedsRepeats(t *testing.T) {
@@ -303,7 +325,9 @@ func TestServerMetrics(t *testing.T) {
 		t.Errorf("kv %+v", kv)
 	}
 	pre := rep.Server[1]
-	if pre.Kind != "counter" || !near(*pre.MeanA, 1) || !near(*pre.MeanB, 4) {
+	// A counter's peak is its largest per-run increase (A 0..2, B 3..5),
+	// not its running total since the server started (9 in every run).
+	if pre.Kind != "counter" || !near(*pre.MeanA, 1) || !near(*pre.MeanB, 4) || !near(*pre.PeakA, 2) || !near(*pre.PeakB, 5) {
 		t.Errorf("preemptions increase per run: %+v", pre)
 	}
 }
@@ -352,5 +376,19 @@ func TestPooledMatchesBenchmarkSummary(t *testing.T) {
 				t.Errorf("%s.%s = %v, benchmark %v", k.name, ls.name, got, want)
 			}
 		}
+	}
+}
+
+func TestTextEvidenceIsCalledWeaker(t *testing.T) {
+	a, _ := mkSide("a", 1, 1, 100, 20, []float64{1000})
+	b, _ := mkSide("b", 2, 1, 100, 20, []float64{1000})
+	chk := &check.Report{Schema: check.Schema, Summary: check.Summary{Requests: 4, ExactMatch: 4, OKBoth: 4, Evidence: check.Text, Passed: true,
+		EvidenceCounts: map[check.Evidence]int{check.TokenIDs: 1, check.Text: 3}}}
+	rep, err := Compare(Input{A: a, B: b, Check: chk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "3 request(s) by text, weaker evidence") }) {
+		t.Errorf("no weaker-evidence note: %q", rep.Notes)
 	}
 }

@@ -97,7 +97,7 @@ func (r *Report) Tables(raw bool) []*table.Table {
 	}
 	ts = append(ts, cn)
 	if len(r.Server) > 0 {
-		sv := &table.Table{Name: "server_metrics", Title: "Server-side metrics (scraped; gauges: in-window peak over runs and mean level, counters: increase per run)",
+		sv := &table.Table{Name: "server_metrics", Title: "Server-side metrics (scraped; gauges: in-window peak over runs and mean level; counters: largest and mean increase per run)",
 			Columns: []table.Column{{Name: "metric"}, {Name: "unit"}, {Name: "kind"}, {Name: "peak_a", Unit: table.Count}, {Name: "peak_b", Unit: table.Count},
 				{Name: "mean_a", Unit: table.Count}, {Name: "mean_b", Unit: table.Count}}}
 		for _, m := range r.Server {

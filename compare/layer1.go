@@ -11,6 +11,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/servermetrics"
+	"github.com/servecmp/servecmp/compare/check"
 	"github.com/servecmp/servecmp/internal/stats"
 )
 
@@ -283,6 +284,9 @@ func (r *Report) correctness(in Input) {
 	c.Checked, c.Path = true, in.CheckPath
 	c.Requests, c.ExactMatch, c.Failed, c.Passed = s.Requests, s.ExactMatch, s.Failed, s.Passed
 	c.Evidence = string(s.Evidence)
+	if n := s.EvidenceCounts[check.Text]; n > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("the correctness check compared %d request(s) by text, weaker evidence than token ids: equal text does not prove equal tokens", n))
+	}
 	if in.Check.Quality.Status != "" {
 		c.Quality = in.Check.Quality.Status
 	}
@@ -309,8 +313,12 @@ func (r *Report) phase(runsA, runsB []Run) {
 	}
 	l := runsA[0].Result.Load
 	p := runsA[0].Result.Phases
-	detail := fmt.Sprintf("startup excluded (%d warmup requests), steady window %.1f s, drain %.1f s included in the duration",
-		l.Warmup, p.Steady.DurationS, p.Drain.DurationS)
+	startup := fmt.Sprintf("startup excluded (%d warmup requests)", l.Warmup)
+	if l.Warmup == 0 {
+		startup = "startup included (no warmup requests)"
+	}
+	detail := fmt.Sprintf("%s, steady window %.1f s, drain %.1f s included in the duration",
+		startup, p.Steady.DurationS, p.Drain.DurationS)
 	r.Phase = strings.Join(kinds, " and ") + "; " + detail
 	if len(kinds) > 1 {
 		r.Warnings = append(r.Warnings, "runs mix fixed-workload and duration-bounded phases")
@@ -522,27 +530,42 @@ func meanSD(v []float64) (mean, sd float64) {
 	return mean, math.Sqrt(ss / float64(len(v)-1))
 }
 
+// throughputMetrics are the per-run figures compared with Welch's t-test.
+// The steady_* rows divide the work done inside the steady-state window
+// (the offered load held) by that window, where the summary's figures
+// divide successful work by the whole run, drain included: with --duration
+// and a cancel drain they are the figures that describe the held load.
 var throughputMetrics = []struct {
 	name, unit  string
 	lowerBetter bool
-	get         func(*benchmark.Summary) float64
-	ok          func(*benchmark.Summary) bool
+	get         func(*benchmark.Result) float64
+	ok          func(*benchmark.Result) bool
 }{
-	{"output_throughput", "tok/s", false, func(s *benchmark.Summary) float64 { return s.OutputThroughput }, nil},
-	{"input_throughput", "tok/s", false, func(s *benchmark.Summary) float64 { return s.InputThroughput }, nil},
-	{"request_throughput", "req/s", false, func(s *benchmark.Summary) float64 { return s.RequestThroughput }, nil},
-	{"completion_time_s", "s", true, func(s *benchmark.Summary) float64 { return *s.CompletionTimeS },
-		func(s *benchmark.Summary) bool { return s.CompletionTimeS != nil }},
+	{"output_throughput", "tok/s", false, func(r *benchmark.Result) float64 { return r.Summary.OutputThroughput }, nil},
+	{"input_throughput", "tok/s", false, func(r *benchmark.Result) float64 { return r.Summary.InputThroughput }, nil},
+	{"request_throughput", "req/s", false, func(r *benchmark.Result) float64 { return r.Summary.RequestThroughput }, nil},
+	{"steady_output_throughput", "tok/s", false, func(r *benchmark.Result) float64 { return r.Phases.Steady.OutputThroughput },
+		func(r *benchmark.Result) bool { return r.Phases.Steady.DurationS > 0 }},
+	{"steady_request_throughput", "req/s", false, func(r *benchmark.Result) float64 { return r.Phases.Steady.RequestThroughput },
+		func(r *benchmark.Result) bool { return r.Phases.Steady.DurationS > 0 }},
+	{"completion_time_s", "s", true, func(r *benchmark.Result) float64 { return *r.Summary.CompletionTimeS },
+		func(r *benchmark.Result) bool { return r.Summary.CompletionTimeS != nil }},
 }
 
 func (r *Report) throughput(runsA, runsB []Run, alpha float64) {
 	single := false
 	for _, t := range throughputMetrics {
-		ok := t.ok
-		if ok == nil {
-			ok = func(*benchmark.Summary) bool { return true }
+		var va, vb []float64
+		for _, run := range runsA {
+			if t.ok == nil || t.ok(run.Result) {
+				va = append(va, t.get(run.Result))
+			}
 		}
-		va, vb := perRun(runsA, t.get, ok), perRun(runsB, t.get, ok)
+		for _, run := range runsB {
+			if t.ok == nil || t.ok(run.Result) {
+				vb = append(vb, t.get(run.Result))
+			}
+		}
 		if len(va) == 0 || len(vb) == 0 {
 			continue
 		}
@@ -672,13 +695,17 @@ func (r *Report) serverMetrics(runsA, runsB []Run) {
 					out[m.Name] = a
 					order = append(order, m.Name)
 				}
-				if m.Peak != nil && (a.peak == nil || *m.Peak > *a.peak) {
-					v := *m.Peak
-					a.peak = &v
-				}
-				level := m.Mean
+				// A counter's in-window peak is its running total since
+				// the server started, which depends on what the server did
+				// before this run; its per-run figure is the increase, and
+				// its peak the largest increase of one run.
+				peak, level := m.Peak, m.Mean
 				if m.Kind == servermetrics.Counter {
-					level = m.Increase
+					peak, level = m.Increase, m.Increase
+				}
+				if peak != nil && (a.peak == nil || *peak > *a.peak) {
+					v := *peak
+					a.peak = &v
 				}
 				if level != nil {
 					a.sum += *level

@@ -136,10 +136,14 @@ type Capture struct {
 	// GraphTraceMode is "graph" when CUDA graphs were traced whole (kernels
 	// inside graphs missing), "node" when traced per node, "" when unknown.
 	GraphTraceMode string
-	Env            map[string]string // captured environment of the profiled process; may be nil
-	Ranks          []*Rank
-	Names          *Names
-	Shapes         *Shapes
+	// SessionStart is the capture time (ns) that a user's --window counts
+	// from: 0 when the clock already counts from the session start (nsys),
+	// else the first timestamp of the capture, set by the reader (kineto).
+	SessionStart int64
+	Env          map[string]string // captured environment of the profiled process; may be nil
+	Ranks        []*Rank
+	Names        *Names
+	Shapes       *Shapes
 	// Warnings are counted repairs and caveats found while reading, such as
 	// dropped rows with end < start. They are data, not errors.
 	Warnings []string

@@ -245,7 +245,13 @@ func Expand(paths []string) ([]string, error) {
 			if fi, err := os.Stat(fp); err != nil || !fi.Mode().IsRegular() {
 				continue
 			}
-			if _, err := Detect(fp); err == nil && looksLikeTrace(fp) {
+			// A file named like a capture is kept whatever its content, so
+			// that a corrupt rank fails the run with its own error instead
+			// of silently dropping out; other files are kept when their
+			// content is a capture.
+			if namedLikeCapture(e.Name()) {
+				found = append(found, fp)
+			} else if _, err := Detect(fp); err == nil && looksLikeTrace(fp) {
 				found = append(found, fp)
 			}
 		}
@@ -261,6 +267,19 @@ func Expand(paths []string) ([]string, error) {
 // looksLikeTrace keeps a directory scan from picking up unrelated JSON or
 // gzip files: SQLite files must have the magic, JSON files (plain or
 // gzipped) must mention traceEvents near the start.
+// namedLikeCapture reports whether a file name says it is an nsys SQLite
+// export or a PyTorch-profiler trace (plain JSON names are too common for
+// configs and results to count).
+func namedLikeCapture(name string) bool {
+	n := strings.ToLower(name)
+	for _, suf := range []string{".sqlite", ".json.gz", ".trace.json"} {
+		if strings.HasSuffix(n, suf) {
+			return true
+		}
+	}
+	return false
+}
+
 func looksLikeTrace(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {

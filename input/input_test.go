@@ -300,6 +300,24 @@ func TestExpand(t *testing.T) {
 	if _, err := Expand([]string{filepath.Join(dir, "nope")}); err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("missing: %v", err)
 	}
+	// A corrupt file named like a capture stays in the list, so that Open
+	// reports it rather than the rank silently missing.
+	for name, data := range map[string][]byte{"rank2.json.gz": {0x1f, 0x8b, 8, 0, 1, 2, 3}, "rank3.sqlite": []byte("SQLite format 3\x00junk"),
+		"rank4.pt.trace.json": []byte("{\"traceEv")} {
+		os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	}
+	got, err = Expand([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"rank2.json.gz", "rank3.sqlite", "rank4.pt.trace.json"} {
+		if !slices.Contains(got, filepath.Join(dir, name)) {
+			t.Errorf("Expand dropped the corrupt capture %s: %q", name, got)
+		}
+	}
+	if slices.Contains(got, filepath.Join(dir, "config.json")) {
+		t.Errorf("Expand kept config.json: %q", got)
+	}
 }
 
 func TestRealExportsOpen(t *testing.T) {

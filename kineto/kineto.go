@@ -110,6 +110,8 @@ func Read(ctx context.Context, r io.Reader, path string, opts event.Options) (*e
 		defer zr.Close()
 		zerr = &errRecorder{r: zr}
 		src = zerr
+	} else if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
+		br.Discard(3) // a UTF-8 byte-order mark, as some editors write
 	}
 	p := newParser(ctx, path, opts)
 	if err := p.decode(src); err != nil {
@@ -334,6 +336,7 @@ type parser struct {
 	dropped    int // negative durations
 	badTime    int // unreadable timestamps
 	badType    int // elements with fields of unexpected types
+	unnamed    int // device work with no name, renamed "[unnamed <cat>]"
 	notObjects int
 }
 
@@ -810,9 +813,16 @@ func (p *parser) addWork(ev *rawEvent, kind event.Kind, start, end int64) {
 	if end > d.max {
 		d.max = end
 	}
+	name := ev.name
+	if len(name) == 0 {
+		// Like nsys rows with a NULL name: keep the time, give it a name
+		// that says so, and count it.
+		p.unnamed++
+		name = append(append([]byte("[unnamed "), ev.cat...), ']')
+	}
 	w := event.Work{
 		Start: start, End: end,
-		Name: p.intern(ev.name),
+		Name: p.intern(name),
 		Kind: kind,
 	}
 	if c := ev.args.correlation; c.ok && c.v > 0 {
@@ -864,6 +874,9 @@ func (p *parser) capture() (*event.Capture, error) {
 	if p.badTime > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("dropped %d events with unreadable ts or dur", p.badTime))
 	}
+	if p.unnamed > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d device events had no name; named \"[unnamed <cat>]\"", p.unnamed))
+	}
 	if p.badType > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("skipped %d traceEvents elements with fields of unexpected types", p.badType))
 	}
@@ -903,6 +916,9 @@ func (p *parser) capture() (*event.Capture, error) {
 			}
 		}
 		c.Ranks = append(c.Ranks, rk)
+		if len(c.Ranks) == 1 || rk.SpanStart < c.SessionStart {
+			c.SessionStart = rk.SpanStart // the trace's clock has no session zero: its first event is
+		}
 	}
 	return c, nil
 }

@@ -361,3 +361,62 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestReadUnnamedWork: device events without a name (missing or null) keep
+// their time under a name that says so, with a counted warning.
+func TestReadUnnamedWork(t *testing.T) {
+	trace := `{"traceEvents": [
+	  {"ph": "X", "cat": "kernel", "name": null, "pid": 0, "tid": 1, "ts": 1, "dur": 1, "args": {"device": 0}},
+	  {"ph": "X", "cat": "kernel", "pid": 0, "tid": 1, "ts": 3, "dur": 1, "args": {"device": 0}},
+	  {"ph": "X", "cat": "gpu_memset", "name": "", "pid": 0, "tid": 1, "ts": 5, "dur": 1, "args": {"device": 0}},
+	  {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 1, "ts": 7, "dur": 1, "args": {"device": 0}}
+	]}`
+	c, err := Read(context.Background(), strings.NewReader(trace), "x", event.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, w := range c.Ranks[0].Work {
+		names = append(names, c.Names.Name(w.Name))
+	}
+	want := []string{"[unnamed kernel]", "[unnamed kernel]", "[unnamed gpu_memset]", "k"}
+	if strings.Join(names, "|") != strings.Join(want, "|") {
+		t.Errorf("names %q, want %q", names, want)
+	}
+	if len(c.Warnings) != 1 || !strings.HasPrefix(c.Warnings[0], "3 device events had no name") {
+		t.Errorf("warnings %q", c.Warnings)
+	}
+}
+
+// TestReadByteOrderMark: a plain trace saved with a UTF-8 byte-order mark
+// reads like the same trace without it.
+func TestReadByteOrderMark(t *testing.T) {
+	c, err := Read(context.Background(), strings.NewReader("\xef\xbb\xbf"+synthetic), "x", event.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Read(context.Background(), strings.NewReader(synthetic), "x", event.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Ranks) != len(want.Ranks) || len(c.Ranks[0].Work) != len(want.Ranks[0].Work) {
+		t.Errorf("with BOM: %d ranks, %d work; without: %d ranks, %d work", len(c.Ranks), len(c.Ranks[0].Work), len(want.Ranks), len(want.Ranks[0].Work))
+	}
+}
+
+// TestReadSessionStart: a trace's clock has no session zero, so the reader
+// sets the capture's SessionStart (what --window counts from) to its first
+// event, the earliest span start of its ranks.
+func TestReadSessionStart(t *testing.T) {
+	c, err := Read(context.Background(), strings.NewReader(synthetic), "x", event.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := c.Ranks[0].SpanStart
+	for _, r := range c.Ranks {
+		first = min(first, r.SpanStart)
+	}
+	if c.SessionStart != first || first == 0 {
+		t.Errorf("SessionStart %d, want the first event %d (non-zero in the synthetic trace)", c.SessionStart, first)
+	}
+}

@@ -252,6 +252,12 @@ func (sc *scheduler) step() {
 		case !s.ignoreEOS && s.generated >= s.minTokens && eosAt(s.key, pos, sc.cfg.EOSProb):
 			finish = "stop"
 		}
+		// Count before handing the token over: once a client has a token,
+		// /metrics must already include it.
+		sc.st.generationTokens.Add(1)
+		if finish != "" {
+			sc.st.requestsFinished.Add(1)
+		}
 		s.mu.Lock()
 		s.pending = append(s.pending, id)
 		if finish != "" {
@@ -259,10 +265,8 @@ func (sc *scheduler) step() {
 		}
 		s.mu.Unlock()
 		s.wake()
-		sc.st.generationTokens.Add(1)
 		if finish != "" {
 			sc.kvUsed -= len(s.prompt) + s.generated
-			sc.st.requestsFinished.Add(1)
 			continue
 		}
 		keep = append(keep, s)

@@ -36,10 +36,11 @@ type Metric struct {
 	// Mean is the plain mean of the gauge's samples inside the window
 	// (samples are evenly spaced in time). Gauges only.
 	Mean *float64 `json:"mean,omitempty"`
-	// Increase is how much a counter grew inside the window: from the last
+	// Increase is how much a counter grew over the window: from the last
 	// sample at or before the window start (or the first sample inside it
-	// when there is none) to the last sample inside it; a drop is taken as
-	// a counter reset. Counters only.
+	// when there is none) to the first sample at or after the window end
+	// (or the last sample inside it when there is none); a drop is taken
+	// as a counter reset. Counters only.
 	Increase *float64 `json:"increase,omitempty"`
 	// RatePerS is Increase divided by the time between those two samples.
 	RatePerS *float64 `json:"rate_per_s,omitempty"`
@@ -88,7 +89,16 @@ type Scraper struct {
 	notFound string // set when the endpoint answered 404/405/501
 	families int
 	renamed  []string
+
+	firstOnce sync.Once
+	first     chan struct{} // closed once the first scrape has ended
 }
+
+// FirstScrape returns a channel that is closed when Run's first scrape has
+// ended (successfully or not). A caller waits on it so that the baseline
+// sample is taken before the load starts: counter increases are measured
+// from the last sample at or before the window start.
+func (s *Scraper) FirstScrape() <-chan struct{} { return s.first }
 
 // NewScraper returns a scraper for url polling every interval
 // (DefaultInterval when zero or negative). c nil means a client with a
@@ -100,7 +110,7 @@ func NewScraper(url string, every time.Duration, c *http.Client) *Scraper {
 	if c == nil {
 		c = &http.Client{Timeout: 5 * time.Second}
 	}
-	return &Scraper{url: url, every: every, client: c, series: map[string]*series{}}
+	return &Scraper{url: url, every: every, client: c, series: map[string]*series{}, first: make(chan struct{})}
 }
 
 // SetStart sets the instant sample times are measured from. Call it
@@ -123,8 +133,11 @@ func (s *Scraper) Run(ctx context.Context) {
 	s.mu.Unlock()
 	t := time.NewTicker(s.every)
 	defer t.Stop()
+	defer s.firstOnce.Do(func() { close(s.first) })
 	for {
-		if !s.scrape(ctx) {
+		ok := s.scrape(ctx)
+		s.firstOnce.Do(func() { close(s.first) })
+		if !ok {
 			<-ctx.Done()
 			return
 		}
@@ -174,8 +187,25 @@ func (s *Scraper) scrape(ctx context.Context) bool {
 			sr.engineMetric = r.EngineMetric
 		}
 		sr.samples = append(sr.samples, Sample{at, r.Value})
+		// Keep time order when a ScrapeNow overlaps a periodic scrape.
+		for i := len(sr.samples) - 1; i > 0 && sr.samples[i-1][0] > sr.samples[i][0]; i-- {
+			sr.samples[i-1], sr.samples[i] = sr.samples[i], sr.samples[i-1]
+		}
 	}
 	return true
+}
+
+// ScrapeNow takes one sample at once, besides the periodic ones; Run must
+// have been started (it sets the time base). A caller uses it right before
+// a measured phase begins, so that counters have a baseline that excludes
+// what came before (warmup, an earlier sweep step).
+func (s *Scraper) ScrapeNow(ctx context.Context) {
+	s.mu.Lock()
+	stopped := s.notFound != ""
+	s.mu.Unlock()
+	if !stopped {
+		s.scrape(ctx)
+	}
 }
 
 // Scrape fetches and parses one page from url.
@@ -303,35 +333,49 @@ func summarise(name string, sr *series, lo, hi float64) Metric {
 		Unit:         sr.unit,
 		Samples:      append([]Sample(nil), sr.samples...),
 	}
-	first, last := -1, -1 // indexes of the window's first and last samples
+	last := -1 // index of the window's last sample
 	peak, sum := math.Inf(-1), 0.0
 	for i, p := range sr.samples {
 		if p[0] < lo || p[0] > hi {
 			continue
-		}
-		if first < 0 {
-			first = i
 		}
 		last = i
 		m.WindowSamples++
 		peak = math.Max(peak, p[1])
 		sum += p[1]
 	}
-	if m.WindowSamples == 0 {
-		return m
+	if m.WindowSamples > 0 {
+		m.Peak = &peak
 	}
-	m.Peak = &peak
 	if sr.kind == Gauge {
-		mean := sum / float64(m.WindowSamples)
-		m.Mean = &mean
+		if m.WindowSamples > 0 {
+			mean := sum / float64(m.WindowSamples)
+			m.Mean = &mean
+		}
 		return m
 	}
-	base := first
-	if first > 0 && sr.samples[first][0] > lo {
-		base = first - 1 // the last sample at or before the window start
+	// A counter's increase runs between the samples that bracket the
+	// window: the last one at or before its start (else the first inside
+	// it) and the first one at or after its end (else the last inside it).
+	// A window shorter than the scrape interval may hold no sample and
+	// still be bracketed.
+	base, end := -1, -1
+	for i, p := range sr.samples {
+		if p[0] <= lo || (base < 0 && p[0] <= hi) {
+			base = i
+		}
+		if end < 0 && p[0] >= hi {
+			end = i
+		}
+	}
+	if end < 0 {
+		end = last
+	}
+	if base < 0 || end < 0 || (end <= base && m.WindowSamples == 0) {
+		return m
 	}
 	inc := 0.0
-	for i := base + 1; i <= last; i++ {
+	for i := base + 1; i <= end; i++ {
 		d := sr.samples[i][1] - sr.samples[i-1][1]
 		if d < 0 { // reset: the counter restarted from zero
 			d = sr.samples[i][1]
@@ -339,7 +383,7 @@ func summarise(name string, sr *series, lo, hi float64) Metric {
 		inc += d
 	}
 	m.Increase = &inc
-	if dt := sr.samples[last][0] - sr.samples[base][0]; dt > 0 {
+	if dt := sr.samples[end][0] - sr.samples[base][0]; dt > 0 {
 		r := inc / dt
 		m.RatePerS = &r
 	}

@@ -154,7 +154,19 @@ func TestSummarise(t *testing.T) {
 	if math.Abs(*m.RatePerS-14.0/3) > 1e-12 {
 		t.Errorf("rate %v", *m.RatePerS)
 	}
-	// A window holding no sample has no figures.
+	// The sample after the window closes it: growth between the last
+	// in-window scrape (t=3) and the window end (3.5) is counted.
+	m = summarise("c", c, 1.5, 3.5)
+	if *m.Increase != 5+4+5 || *m.Peak != 15 {
+		t.Errorf("closing sample: increase %v, want 14", *m.Increase)
+	}
+	// A window shorter than the interval, between two samples, still has
+	// the counter's increase (no peak: no sample inside it).
+	m = summarise("c", c, 1.2, 1.8)
+	if m.WindowSamples != 0 || m.Peak != nil || m.Increase == nil || *m.Increase != 5 {
+		t.Errorf("bracketed short window: %+v", m)
+	}
+	// A window holding no sample and not bracketed has no figures.
 	m = summarise("c", c, 10, 20)
 	if m.Peak != nil || m.Increase != nil || m.WindowSamples != 0 {
 		t.Errorf("empty window: %+v", m)
@@ -268,9 +280,7 @@ func TestScraperAgainstSimulator(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
-	for s.Result(0, 1).Scrapes == 0 { // a baseline before any request
-		time.Sleep(2 * time.Millisecond)
-	}
+	<-s.FirstScrape() // a baseline before any request
 	for i := range 5 {
 		body := fmt.Sprintf(`{"prompt":[%d,5,6],"max_tokens":10,"ignore_eos":true}`, i+3)
 		resp, err := http.Post(ts.URL+"/v1/completions", "application/json", strings.NewReader(body))

@@ -64,7 +64,9 @@ window is cut to the capture span. Work straddling a
 window edge counts only its part inside.
 
 Per-work figures use --work, or else the iteration ranges (--iteration-nvtx,
-vLLM's execute_context_N(T)_generation_N(T) by default): requests = the summed
+by default vLLM's execute_context_N(T)_generation_N(T) step ranges, also in
+their newer spellings execute_context_N(T_S)... and
+execute_R_context_N(sqT...)_generation_N(sqT...)): requests = the summed
 context requests, output tokens = the summed generation tokens plus one first
 token per context request. With chunked prefill these are upper bounds.
 
@@ -85,7 +87,7 @@ compare.`,
 	fl.StringVar(&f.skipStart, "skip-start", "", "trim `DUR` from the window's start (e.g. 2s, 500ms)")
 	fl.StringVar(&f.skipEnd, "skip-end", "", "trim `DUR` from the window's end")
 	fl.StringVar(&f.iteration, "iteration-nvtx", "",
-		"`REGEX` of the host ranges marking one iteration, with named groups ctx_reqs, ctx_tokens, gen_reqs, gen_tokens\n(default: vLLM's execute_context_<reqs>(<tokens>)_generation_<reqs>(<tokens>))")
+		"`REGEX` of the host ranges marking one iteration, with named groups ctx_reqs, ctx_tokens, gen_reqs, gen_tokens\n(default: vLLM's execute_context_<reqs>(<tokens>)_generation_<reqs>(<tokens>), newer spellings included)")
 	fl.StringVar(&f.work, "work", "", "completed `WORK` as requests=N,output_tokens=M,input_tokens=K (default: from iteration ranges)")
 	addOutputFlags(cmd, &f)
 	fl.BoolVar(&f.explain, "explain", false, "also list every distinct name in the window with its region, method and rule id (per rank)")
@@ -359,8 +361,12 @@ func analyzeOne(ctx context.Context, sem chan struct{}, in analyzeInput, set *ru
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	// One line for the user: the first rank's failure (the others of the
+	// file usually fail the same way).
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -387,9 +393,16 @@ func qualifyDuplicateLabels(ranks []*classify.RankSummary) {
 // saveSummary writes the summary next to path and renames it into place,
 // so that a failed run never leaves a half-written file.
 func saveSummary(path string, rep *classify.Report) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("--save %s: is a directory", path)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return fmt.Errorf("--save: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // name the user's path, not the temporary one
+		}
+		return fmt.Errorf("--save %s: cannot create it in %s: %w", path, filepath.Dir(path), err)
 	}
 	defer os.Remove(tmp.Name())
 	if err := rep.WriteSummary(tmp); err != nil {
@@ -400,7 +413,11 @@ func saveSummary(path string, rep *classify.Report) error {
 		return fmt.Errorf("--save %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("--save: %w", err)
+		var le *os.LinkError
+		if errors.As(err, &le) {
+			err = le.Err
+		}
+		return fmt.Errorf("--save %s: %w", path, err)
 	}
 	return nil
 }

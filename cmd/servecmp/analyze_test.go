@@ -33,10 +33,12 @@ func servingExport(t *testing.T, dir, name string, pid int64, rank string, graph
 	if rank != "" {
 		b.Env("RANK", rank)
 	}
+	const us = 1000
 	if graphMode != "" {
 		b.GraphTraceMode(graphMode)
+		// A graph launch whose kernels a whole-graph trace did not record.
+		b.Launch(nsystest.L{PID: pid, TID: pid, Start: 600 * us, End: 610 * us, Corr: 999999, Name: "cudaGraphLaunch_v10000"})
 	}
-	const us = 1000
 	type kern struct {
 		name        string
 		dur         int64 // us
@@ -481,5 +483,39 @@ func TestAnalyzeLeavesInputUnchanged(t *testing.T) {
 	names1, sum1 := state()
 	if names0 != names1 || sum0 != sum1 {
 		t.Errorf("input changed: listing %q -> %q, sha256 equal %v", names0, names1, sum0 == sum1)
+	}
+}
+
+// TestAnalyzeRankErrorsOneLine: when every rank of a file fails (no range
+// matches --window-nvtx), the error is still one line.
+func TestAnalyzeRankErrorsOneLine(t *testing.T) {
+	b := nsystest.New(nsystest.Schema2024)
+	for _, pid := range []int64{100, 200} {
+		b.Process(pid, "python3")
+		b.Kernel(nsystest.K{PID: pid, Stream: 7, Start: 1000, End: 2000, Name: "flash_fwd_kernel"})
+	}
+	p := b.Write(t)
+	for _, args := range [][]string{
+		{"analyze", "--window-nvtx", "^nothing$", p},
+		{"analyze", "--skip-start", "1s", p},
+	} {
+		code, _, e := runCmd(t, args, nil)
+		if code != 1 || strings.Count(strings.TrimSpace(e), "\n") != 0 || !strings.Contains(e, p) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 and one line naming the file", args, code, e)
+		}
+	}
+}
+
+// TestAnalyzeSaveErrors: a --save path that cannot be written gives one
+// line naming that path (not a temporary file) and exit 1.
+func TestAnalyzeSaveErrors(t *testing.T) {
+	dir := t.TempDir()
+	p := servingExport(t, dir, "r.sqlite", 100, "0", "")
+	for _, save := range []string{filepath.Join(dir, "no", "such", "s.json"), dir} {
+		code, _, e := runCmd(t, []string{"analyze", "--save", save, p}, nil)
+		line := strings.TrimSpace(e)
+		if code != 1 || strings.Count(line, "\n") != 0 || !strings.Contains(line, "--save "+save+":") {
+			t.Errorf("--save %s: exit %d, stderr %q; want exit 1 and one line naming it", save, code, e)
+		}
 	}
 }

@@ -62,9 +62,11 @@ hidden: send lag and cap-delayed requests are reported. Requests that carry
 arrival_offset_s are sent at that offset; a workload where every request
 carries one may be replayed with neither --concurrency nor --rate.
 
-Phases: --warmup N sends copies of the first N requests (ids suffixed
-"-warmup") before the measured phase and excludes them. Steady state is
-[t=0, last measured send]; drain follows. --duration stops sending after D;
+Phases: --warmup N sends N requests shaped like the first N (same lengths
+and settings, prompts reversed so they are not the measured prompts; ids
+suffixed "-warmup") before the measured phase and excludes them. Steady
+state is [t=0, when sending stopped: the last measured send, the --duration
+deadline or Ctrl-C]; drain follows. --duration stops sending after D;
 --drain wait|cancel decides what happens to requests still in flight.
 Ctrl-C stops sending, drains (at most 30 s when --drain-timeout is 0) and
 writes the result with "incomplete": true.
@@ -176,6 +178,19 @@ func (f *benchFlags) loadPolicy(c *cobra.Command, w *workload.Workload) (benchma
 		l.Mode = benchmark.ModeTrace
 	default:
 		return l, "", nil, usagef("choose a load: --concurrency, --rate, --sweep-concurrency or --sweep-rate")
+	}
+	// A flag that the chosen load would ignore is a usage error: the
+	// result must describe the load that was actually offered.
+	changed := c.Flags().Changed
+	switch {
+	case l.Mode == benchmark.ModeConcurrency && changed("max-concurrency"):
+		return l, "", nil, usagef("--max-concurrency caps an open loop (--rate, --sweep-rate or a trace replay); a closed loop keeps exactly --concurrency in flight")
+	case l.Mode != benchmark.ModeRate && (changed("arrival") || changed("burstiness")):
+		return l, "", nil, usagef("--arrival and --burstiness shape the arrivals of --rate or --sweep-rate only")
+	case l.Mode == benchmark.ModeRate && l.Arrival != benchmark.ArrivalGamma && changed("burstiness"):
+		return l, "", nil, usagef("--burstiness is the gamma shape: it needs --arrival gamma")
+	case l.Drain == benchmark.DrainCancel && changed("drain-timeout"):
+		return l, "", nil, usagef("--drain-timeout bounds --drain wait; --drain cancel stops requests in flight at once")
 	}
 	if l.Mode != benchmark.ModeRate {
 		l.Arrival, l.Burstiness = "", 0
@@ -380,6 +395,13 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 		scraper = servermetrics.NewScraper(murl, 500*time.Millisecond, nil)
 		scraper.SetStart(scrapeStart)
 		go func() { scraper.Run(mctx); close(scrapeDone) }()
+		// The baseline sample must be taken before the first request, or
+		// the counters' increases miss what that request counted.
+		select {
+		case <-scraper.FirstScrape():
+		case <-time.After(2 * time.Second):
+		case <-ctx.Done():
+		}
 	} else {
 		close(scrapeDone)
 	}
@@ -397,6 +419,15 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 		Client: client, Engine: info.Engine, Model: model, Workload: w, Load: load,
 		SweepKind: kind, SweepValues: values, SaturationThreshold: f.saturationThreshold,
 		OnRecord: onRecord, Progress: prog,
+		BeforeStep: func(int) {
+			// A counter baseline at the measured phase's start, so that
+			// warmup work is not counted in the window's increase.
+			if scraper != nil {
+				sctx, cancel := context.WithTimeout(mctx, 2*time.Second)
+				scraper.ScrapeNow(sctx)
+				cancel()
+			}
+		},
 	})
 	close(progStop)
 	progWG.Wait()
@@ -414,6 +445,9 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 			res.ServerMetrics = b
 		}
 		res.Warnings = append(res.Warnings, sm.Warnings...)
+		if hr := sm.PrefixCacheHitRate; hr != nil && *hr > 0 && !res.Load.ResetPrefixCache {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the server's prefix cache served %.1f%% of the prompt tokens in the measured window and was not reset (--reset-prefix-cache): part of that may be warm from earlier runs, which makes runs incomparable", 100**hr))
+		}
 	}
 	if res.ServerMetrics == nil {
 		res.ServerMetrics = json.RawMessage("null")

@@ -260,3 +260,104 @@ func TestBenchmarkUsage(t *testing.T) {
 		t.Errorf("missing workload: exit %d", code)
 	}
 }
+
+func TestBenchmarkServerCounterIncreases(t *testing.T) {
+	// The scraped counters must cover the measured run and nothing else:
+	// the baseline sample after the warmup and before the first measured
+	// request, the closing one after the last. A run shorter than the
+	// 500 ms scrape interval is the hard case.
+	srv, _ := benchServer(t, servesim.Config{EOSProb: -1, DecodeBase: time.Millisecond})
+	wl := benchWorkload(t, 16, 5)
+	out := filepath.Join(t.TempDir(), "r.json")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"benchmark", "--url", srv.URL, "--workload", wl, "--concurrency", "4",
+		"--warmup", "3", "--out", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	r := readResult(t, out)
+	var sm struct {
+		Metrics []struct {
+			Name     string   `json:"name"`
+			Increase *float64 `json:"increase"`
+		} `json:"metrics"`
+	}
+	if err := json.Unmarshal(r.ServerMetrics, &sm); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"prompt_tokens": r.Summary.InputTokens, "generation_tokens": r.Summary.OutputTokens}
+	for _, m := range sm.Metrics {
+		w, ok := want[m.Name]
+		if !ok {
+			continue
+		}
+		delete(want, m.Name)
+		if m.Increase == nil {
+			t.Errorf("%s: no increase, want %d (the run's own token count)", m.Name, w)
+		} else if int64(*m.Increase) != w {
+			t.Errorf("%s increase %v, want %d (the run's own token count)", m.Name, *m.Increase, w)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("counters missing: %v", want)
+	}
+}
+
+func TestBenchmarkWarmPrefixCacheWarning(t *testing.T) {
+	// A second run of the same workload finds its prompts in the server's
+	// prefix cache; without --reset-prefix-cache the run must say so.
+	srv, _ := benchServer(t, servesim.Config{EOSProb: -1, DecodeBase: time.Millisecond})
+	long := make([]workload.Request, 8)
+	for i := range long {
+		ids := make([]int, 64)
+		for j := range ids {
+			ids[j] = 100 + i*64 + j
+		}
+		long[i] = workload.Request{ID: "p" + string(rune('a'+i)), PromptTokens: ids, MaxTokens: 3, FixedLength: true, InputLen: 64}
+	}
+	wl := filepath.Join(t.TempDir(), "long.jsonl")
+	if _, err := workload.WriteFile(wl, long); err != nil {
+		t.Fatal(err)
+	}
+	bench := func(extra ...string) string {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"benchmark", "--url", srv.URL, "--workload", wl, "--concurrency", "2"}, extra...)
+		if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+			t.Fatalf("exit %d\n%s", code, stderr.String())
+		}
+		return stderr.String()
+	}
+	bench()
+	if e := bench(); !strings.Contains(e, "prefix cache served") {
+		t.Errorf("warm second run without a warning:\n%s", e)
+	}
+	if e := bench("--reset-prefix-cache"); strings.Contains(e, "prefix cache served") {
+		t.Errorf("warning despite --reset-prefix-cache:\n%s", e)
+	}
+}
+
+func TestBenchmarkIgnoredFlagsAreUsageErrors(t *testing.T) {
+	// A flag the chosen load would silently ignore makes the result
+	// misdescribe the offered load: it is refused before any request.
+	wl := benchWorkload(t, 4, 2)
+	for _, extra := range [][]string{
+		{"--concurrency", "2", "--max-concurrency", "1"},
+		{"--sweep-concurrency", "1,2", "--max-concurrency", "1"},
+		{"--concurrency", "2", "--arrival", "gamma"},
+		{"--concurrency", "2", "--burstiness", "0.5"},
+		{"--rate", "5", "--arrival", "poisson", "--burstiness", "0.5"},
+		{"--rate", "5", "--drain", "cancel", "--drain-timeout", "1s"},
+	} {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"benchmark", "--url", "http://127.0.0.1:1", "--workload", wl, "--metrics-url", "none"}, extra...)
+		if code := run(context.Background(), args, &stdout, &stderr); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (usage)\n%s", extra, code, stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	// The same flags where they apply are accepted (the engine is then
+	// unreachable: exit 1, not 2).
+	args := []string{"benchmark", "--url", "http://127.0.0.1:1", "--workload", wl, "--rate", "5", "--arrival", "gamma", "--burstiness", "0.5", "--max-concurrency", "2"}
+	if code := run(context.Background(), args, &stdout, &stderr); code != 1 {
+		t.Errorf("valid open-loop flags: exit %d, want 1\n%s", code, stderr.String())
+	}
+}

@@ -161,6 +161,9 @@ func writeCheckText(w io.Writer, r *check.Report) {
 		}
 	}
 	fmt.Fprintf(w, "evidence: weakest %s (%s)\n", s.Evidence, strings.Join(ev, ", "))
+	if s.EvidenceCounts[check.Text] > 0 {
+		fmt.Fprintf(w, "note: %d request(s) were compared by text, which is weaker evidence than token ids: equal text does not prove equal tokens\n", s.EvidenceCounts[check.Text])
+	}
 	q := "quality: " + r.Quality.Status
 	if r.Quality.Note != "" {
 		q += " (" + r.Quality.Note + ")"

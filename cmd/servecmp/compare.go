@@ -131,6 +131,9 @@ COMPARABLE and limits the claim.`,
 				for _, f := range files {
 					fmt.Fprintln(e.stderr, "servecmp compare: wrote", f)
 				}
+				if len(files) == 0 {
+					fmt.Fprintf(e.stderr, "servecmp compare: warning: no plot written to %s: latency CDFs need --records-a/--records-b, load curves sweep results, region bars --profile-a/--profile-b\n", plotDir)
+				}
 			}
 			return nil
 		},

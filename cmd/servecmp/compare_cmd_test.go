@@ -13,6 +13,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/compare/check"
 )
 
 func runCompareCLI(t *testing.T, args ...string) (int, string, string) {
@@ -147,8 +148,21 @@ func TestCompareCLI(t *testing.T) {
 	xl, pl := filepath.Join(dir, "r.xlsx"), filepath.Join(dir, "plots")
 	if code, _, stderr := runCompareCLI(t, "compare", "--a", a, "--b", b, "--xlsx", xl, "--plots", pl, "--format", "markdown"); code != 0 {
 		t.Errorf("xlsx/plots: exit %d %s", code, stderr)
+	} else if ents, _ := os.ReadDir(pl); len(ents) == 0 && !strings.Contains(stderr, "no plot written") {
+		// Results without records, sweeps or profiles give nothing to
+		// plot: the user is told, not left with an empty directory.
+		t.Errorf("empty plot directory without a warning: %q", stderr)
 	}
 	if _, err := os.Stat(xl); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestCheckTextSaysTextIsWeaker(t *testing.T) {
+	var buf bytes.Buffer
+	writeCheckText(&buf, &check.Report{Summary: check.Summary{Requests: 2, ExactMatch: 2, OKBoth: 2, Passed: true, Evidence: check.Text,
+		EvidenceCounts: map[check.Evidence]int{check.Text: 2}}, Quality: check.Quality{Status: "not-run"}})
+	if !strings.Contains(buf.String(), "2 request(s) were compared by text, which is weaker evidence") {
+		t.Errorf("check text:\n%s", buf.String())
 	}
 }

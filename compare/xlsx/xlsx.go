@@ -350,12 +350,16 @@ func (b *book) regions(r *compare.Report) error {
 			n++
 		}
 	}
+	// Columns: 1-3 side, rank, gpu; 4-8 region busy; 9 device busy; 10
+	// summed; 11 window (all ms); 12 coverage (a share); 13 bottleneck;
+	// 14-18 busy per token (ms).
 	last := n - 1
-	for c := 4; c <= 10; c++ {
+	nr := len(regionOrder)
+	for c := 4; c <= 6+nr; c++ {
 		b.style(s, c, 2, last, b.num3)
 	}
-	b.style(s, 11, 2, last, b.pct)
-	for c := 13; c <= 17; c++ {
+	b.style(s, 7+nr, 2, last, b.pct)
+	for c := 9 + nr; c <= 8+2*nr; c++ {
 		b.style(s, c, 2, last, b.num3)
 	}
 	if last < 2 {
@@ -397,7 +401,7 @@ func (b *book) shapes(r *compare.Report) error {
 		}
 		for _, rk := range sd.g.Ranks {
 			for _, sh := range compare.TopShapes(rk, 10) {
-				b.row(s, n, sd.name, rk.Rank, sh.Region, fmt.Sprint(sh.Grid), fmt.Sprint(sh.Block), sh.Count, float64(sh.SumNs)/1e6, sh.TimeShare)
+				b.row(s, n, sd.name, rk.Rank, sh.Region, dim3(sh.Grid), dim3(sh.Block), sh.Count, float64(sh.SumNs)/1e6, sh.TimeShare)
 				n++
 			}
 			if it := rk.Iterations; it != nil {
@@ -489,4 +493,9 @@ func (b *book) requests(r *compare.Report) error {
 	b.style(s, 7, 2, n-1, b.num3)
 	b.style(s, 8, 2, n-1, b.num3)
 	return nil
+}
+
+// dim3 writes a launch dimension as the text report does: 132x1x1.
+func dim3(d [3]int32) string {
+	return fmt.Sprintf("%dx%dx%d", d[0], d[1], d[2])
 }

@@ -74,3 +74,44 @@ func TestWorkbookReadBack(t *testing.T) {
 		t.Errorf("%d charts, want 3", charts)
 	}
 }
+
+func TestRegionsNumberFormats(t *testing.T) {
+	// Each Regions column carries the format of its unit: milliseconds
+	// (window included) as 0.000, coverage as a percentage.
+	path := filepath.Join(t.TempDir(), "review.xlsx")
+	if err := WriteFile(path, fixture.Report()); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	format := func(col string) string {
+		t.Helper()
+		id, err := f.GetCellStyle("Regions", col+"2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := f.GetStyle(id)
+		if err != nil || st.CustomNumFmt == nil {
+			return ""
+		}
+		return *st.CustomNumFmt
+	}
+	for col, fmtWant := range map[string]string{"D": "0.000", "I": "0.000", "K": "0.000", "L": "0.0%", "N": "0.000", "R": "0.000"} {
+		if got := format(col); got != fmtWant {
+			h, _ := f.GetCellValue("Regions", col+"1")
+			t.Errorf("Regions column %s (%s): format %q, want %q", col, h, got, fmtWant)
+		}
+	}
+	if g, _ := f.GetCellValue("Shapes", "D2"); g != "64x2x1" {
+		t.Errorf("Shapes!D2 grid = %q, want AxBxC like the text report", g)
+	}
+	if h, _ := f.GetCellValue("Regions", "K1"); h != "window (ms)" {
+		t.Errorf("Regions!K1 = %q", h)
+	}
+	if h, _ := f.GetCellValue("Regions", "L1"); h != "coverage" {
+		t.Errorf("Regions!L1 = %q", h)
+	}
+}

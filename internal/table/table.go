@@ -5,7 +5,8 @@
 //
 //   - Text renders a readable, aligned table: "ns" columns as milliseconds
 //     with three decimals, "share" columns (a fraction 0..1) as percent,
-//     "ns/req" and "ns/token" as ms per request or token;
+//     "ns/req" and "ns/token" as ms per request or token (three decimals;
+//     three significant digits below 0.1 ms for Sig3 columns);
 //   - CSV keeps the raw numbers and puts the unit in the header ("busy_ns");
 //   - JSON writes every table with its columns and raw rows.
 //
@@ -39,6 +40,10 @@ type Column struct {
 	// Max, when > 0, caps a text cell's width in Text output: longer
 	// values are cut and end in "…". CSV and JSON keep the whole value.
 	Max int `json:"-"`
+	// Sig3, for "ns/req" and "ns/token" columns, makes Text show values
+	// below 0.1 ms with three significant digits (0.0172, not 0.017), so
+	// that microsecond per-work figures of two systems can be compared.
+	Sig3 bool `json:"-"`
 }
 
 // Table is a named grid of raw values. Each row has len(Columns) cells.
@@ -84,7 +89,7 @@ func Text(w io.Writer, ts []*Table) error {
 				if i < len(row) {
 					v = row[i]
 				}
-				s := textCell(t.Columns[i].Unit, v)
+				s := textCell(t.Columns[i].Unit, v, t.Columns[i].Sig3)
 				if m := t.Columns[i].Max; m > 1 && utf8.RuneCountInString(s) > m {
 					s = string([]rune(s)[:m-1]) + "…"
 				}
@@ -143,14 +148,24 @@ func textHeader(c Column) string {
 	return c.Name + " " + c.Unit
 }
 
-func textCell(unit string, v any) string {
+// textCell formats v for Text; sig3 keeps three significant digits in
+// per-work cells below 0.1 ms (Column.Sig3).
+func textCell(unit string, v any, sig3 bool) string {
 	if f, ok := v.(float64); v == nil || ok && math.IsNaN(f) {
 		return "-"
 	}
 	switch unit {
-	case NS, NSPerReq, NSPerTok:
+	case NS:
 		if f, ok := toFloat(v); ok {
 			return strconv.FormatFloat(f/1e6, 'f', 3, 64)
+		}
+	case NSPerReq, NSPerTok:
+		if f, ok := toFloat(v); ok {
+			ms, dec := f/1e6, 3
+			if a := math.Abs(ms); sig3 && a > 0 && a < 0.1 {
+				dec = min(9, 2-int(math.Floor(math.Log10(a))))
+			}
+			return strconv.FormatFloat(ms, 'f', dec, 64)
 		}
 	case Share:
 		if f, ok := toFloat(v); ok {

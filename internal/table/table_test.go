@@ -70,3 +70,24 @@ func TestJSON(t *testing.T) {
 		t.Errorf("unexpected JSON: %s", b.String())
 	}
 }
+
+// TestTextPerWorkDigits: per-work cells keep three significant digits below
+// 0.1 ms, so that microsecond figures of two systems can be compared.
+func TestTextPerWorkDigits(t *testing.T) {
+	for v, want := range map[float64]string{2.5e6: "2.500", 172_400: "0.172", 17_240: "0.0172", 3_014: "0.00301", 0: "0.000", 12: "0.0000120", 0.001: "0.000000001"} {
+		if got := textCell(NSPerTok, v, true); got != want {
+			t.Errorf("textCell(ns/token, %v, sig3) = %q, want %q", v, got, want)
+		}
+	}
+	if got := textCell(NSPerTok, 17_240.0, false); got != "0.017" {
+		t.Errorf("without Sig3: %q", got)
+	}
+	if got := textCell(NS, 17_240.0, true); got != "0.017" {
+		t.Errorf("ns cells keep three decimals: %q", got)
+	}
+	var b bytes.Buffer
+	Text(&b, []*Table{{Name: "w", Columns: []Column{{Name: "busy", Unit: NSPerTok, Sig3: true}}, Rows: [][]any{{3_014.0}}}})
+	if b.String() != "busy ms/tok\n    0.00301\n" {
+		t.Errorf("Text with a Sig3 column: %q", b.String())
+	}
+}
