@@ -54,10 +54,13 @@ type RankSummary struct {
 	Process        string `json:"process,omitempty"`
 	GraphTraceMode string `json:"graph_trace_mode,omitempty"`
 
-	WindowStartNs int64  `json:"window_start_ns"`
-	WindowEndNs   int64  `json:"window_end_ns"`
+	WindowStartNs int64  `json:"window_start_ns"` // capture clock
+	WindowEndNs   int64  `json:"window_end_ns"`   // capture clock
 	WindowNs      int64  `json:"window_ns"`
 	WindowFrom    string `json:"window_from"` // "capture", "range" (--window) or "nvtx"
+	// SessionStartNs is the capture-clock time --window counts from: 0 for
+	// nsys, a kineto trace's first event. Tables show the window from it.
+	SessionStartNs int64 `json:"session_start_ns,omitempty"`
 
 	// Device work is kernels, memcpys and memsets.
 	DeviceWork       int64   `json:"device_work"`

@@ -66,6 +66,7 @@ func Summarize(c *event.Capture, rank *event.Rank, labels []Label, opt Options) 
 		Device: rank.Device, PID: rank.PID, GPU: rank.GPU, Host: rank.Host, ToolVersion: rank.ToolVersion,
 		Process:       rank.Process,
 		WindowStartNs: win.Start, WindowEndNs: win.End, WindowNs: win.Len(), WindowFrom: from,
+		SessionStartNs: o,
 	}
 	if c != nil {
 		s.GraphTraceMode = c.GraphTraceMode
@@ -84,7 +85,8 @@ func Summarize(c *event.Capture, rank *event.Rank, labels []Label, opt Options) 
 	m.sweep(rank.Work, labels, win)
 	m.fill(s, rank)
 	if s.DeviceWork == 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("rank %s: no device work inside the window [%d, %d) ns", s.Rank, win.Start, win.End))
+		s.Warnings = append(s.Warnings, fmt.Sprintf("rank %s: no device work inside the window (%s:%s from the session start)",
+			s.Rank, fromOrigin(win.Start, o), fromOrigin(win.End, o)))
 	}
 
 	pat := opt.Iteration
@@ -496,10 +498,15 @@ func ResolveWindow(rank *event.Rank, spec WindowSpec) (interval.Interval, string
 	return resolveWindow(rank, spec, 0)
 }
 
+// fromOrigin formats capture time t as seconds from origin ("1.5s").
+func fromOrigin(t, origin int64) string {
+	return strconv.FormatFloat(float64(t-origin)/1e9, 'f', -1, 64) + "s"
+}
+
 // resolveWindow is ResolveWindow; its errors give times in seconds from
 // origin, the session start that --window counts from.
 func resolveWindow(rank *event.Rank, spec WindowSpec, origin int64) (interval.Interval, string, error) {
-	sec := func(t int64) string { return strconv.FormatFloat(float64(t-origin)/1e9, 'f', -1, 64) + "s" }
+	sec := func(t int64) string { return fromOrigin(t, origin) }
 	w := interval.Interval{Start: rank.SpanStart, End: rank.SpanEnd}
 	from := "capture"
 	switch {

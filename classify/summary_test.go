@@ -655,3 +655,39 @@ func TestSummarizeWindowErrorsRelative(t *testing.T) {
 		t.Errorf("empty: %v", err)
 	}
 }
+
+// TestTablesWindowFromSessionStart: the ranks table shows a kineto rank's
+// window from the trace's first event (the clock --window uses), with a
+// note; the JSON keeps capture-clock times and the origin.
+func TestTablesWindowFromSessionStart(t *testing.T) {
+	const t0 = 1_428_625_731_516_983
+	rk, l := build([2]int64{t0, t0 + 50_000_000}, []item{k(t0+1_000_000, t0+2_000_000, rules.FFN)})
+	c := &event.Capture{Format: "kineto", SessionStart: t0, Ranks: []*event.Rank{rk}}
+	s := mustSummarize(t, c, rk, l, Options{Window: WindowSpec{Explicit: true, Start: 1e6, End: 3e6}})
+	if s.WindowStartNs != t0+1e6 || s.SessionStartNs != t0 {
+		t.Fatalf("window start %d, session start %d", s.WindowStartNs, s.SessionStartNs)
+	}
+	rep, err := NewReport("d", []*RankSummary{s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranks := rep.Tables(0)[0]
+	if ranks.Name != "ranks" || ranks.Rows[0][7] != int64(1e6) || ranks.Rows[0][8] != int64(3e6) || len(ranks.Notes) != 1 {
+		t.Errorf("ranks table: row %v, notes %q", ranks.Rows[0], ranks.Notes)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteSummary(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadSummary(&b)
+	if err != nil || back.Ranks[0].SessionStartNs != t0 {
+		t.Errorf("summary round trip: %v, session start %d", err, back.Ranks[0].SessionStartNs)
+	}
+	// An nsys rank (clock from the session start) gets no note.
+	c.SessionStart = 0
+	s = mustSummarize(t, c, rk, l, Options{})
+	rep, _ = NewReport("d", []*RankSummary{s})
+	if n := rep.Tables(0)[0].Notes; len(n) != 0 {
+		t.Errorf("nsys notes %q", n)
+	}
+}

@@ -22,7 +22,11 @@ func (r *Report) Tables(top int) []*table.Table {
 		col("tool_version", ""), col("window_start", table.NS), col("window_end", table.NS), col("window", table.NS), col("window_from", ""),
 	}}
 	for _, s := range r.Ranks {
-		ranks.Add(s.Rank, s.Source, s.PID, int64(s.Device), s.GPU, s.Host, s.ToolVersion, s.WindowStartNs, s.WindowEndNs, s.WindowNs, s.WindowFrom)
+		ranks.Add(s.Rank, s.Source, s.PID, int64(s.Device), s.GPU, s.Host, s.ToolVersion,
+			s.WindowStartNs-s.SessionStartNs, s.WindowEndNs-s.SessionStartNs, s.WindowNs, s.WindowFrom)
+	}
+	if anyRank(r, func(s *RankSummary) bool { return s.SessionStartNs != 0 }) {
+		ranks.Notes = []string{"window_start and window_end count from the session start, as --window does (for a PyTorch trace, its first event)"}
 	}
 	ts = append(ts, ranks)
 

@@ -321,3 +321,32 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestScrapeNowKeepsTimeOrder(t *testing.T) {
+	ts, hits := pageServer(vllmPage)
+	defer ts.Close()
+	s := NewScraper(ts.URL+"/metrics", 2*time.Millisecond, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	<-s.FirstScrape()
+	for range 20 {
+		s.ScrapeNow(context.Background())
+	}
+	for hits.Load() < 30 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	<-done
+	res := s.Result(0, math.Inf(1))
+	if res.Scrapes < 21 {
+		t.Fatalf("%d scrapes", res.Scrapes)
+	}
+	for _, m := range res.Metrics {
+		for i := 1; i < len(m.Samples); i++ {
+			if m.Samples[i][0] < m.Samples[i-1][0] {
+				t.Fatalf("%s: samples out of time order at %d", m.Name, i)
+			}
+		}
+	}
+}

@@ -196,8 +196,9 @@ func newRulesShowCmd(e *env) *cobra.Command {
 		Use:   "show [" + strings.Join(names, "|") + "]",
 		Short: "Print the built-in rule files",
 		Long: `show prints the built-in rule files in the order they are applied, each
-preceded by a comment line naming it. Given a name, it prints that file
-alone, which is a valid rule file to copy and edit:
+preceded by a comment line naming it; together they form one valid rule
+file equal to the defaults. Given a name, it prints that file alone, which
+is a valid rule file to copy and edit:
 
   servecmp rules show nvidia > my-rules.yaml`,
 		Args: cobra.MaximumNArgs(1),
@@ -213,15 +214,34 @@ alone, which is a valid rule file to copy and edit:
 				}
 				return usagef("rules show: no built-in rule file %q (have %s)", args[0], strings.Join(names, ", "))
 			}
+			// The whole output is one valid rule file, equal to the
+			// defaults: files after the first continue the first one's
+			// "rules:" list.
 			w := bufio.NewWriter(e.stdout)
 			for i, f := range files {
+				data := f.Data
 				if i > 0 {
 					w.WriteByte('\n')
+					data = continueRulesList(data)
 				}
 				fmt.Fprintf(w, "# ==> %s <==\n", f.Path)
-				w.Write(f.Data)
+				w.Write(data)
 			}
 			return w.Flush()
 		},
 	}
+}
+
+// continueRulesList turns a rule file's top-level "rules:" line into a
+// comment, so that its list items continue the list of a file printed
+// before it.
+func continueRulesList(data []byte) []byte {
+	lines := strings.SplitAfter(string(data), "\n")
+	for i, l := range lines {
+		if strings.TrimRight(l, " \r\n") == "rules:" {
+			lines[i] = "# rules: (continued)\n"
+			break
+		}
+	}
+	return []byte(strings.Join(lines, ""))
 }
