@@ -67,7 +67,7 @@ type RankSummary struct {
 	DeviceWorkSumNs  int64   `json:"device_work_sum_ns"`  // summed durations
 	DeviceWorkBusyNs int64   `json:"device_work_busy_ns"` // length of the union, all streams
 	BusyShare        float64 `json:"busy_share"`          // busy / window
-	SumMinusBusyNs   int64   `json:"summed_minus_busy_ns"`
+	SumMinusBusyNs   int64   `json:"sum_minus_busy_ns"`
 	Kernels          int64   `json:"kernels"`
 	KernelSumNs      int64   `json:"kernel_sum_ns"`
 	KernelBusyNs     int64   `json:"kernel_busy_ns"`

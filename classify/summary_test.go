@@ -79,7 +79,7 @@ func TestSummarizeOverlappingStreams(t *testing.T) {
 	check("device_work", s.DeviceWork, 3)
 	check("device_work_sum_ns", s.DeviceWorkSumNs, 300)
 	check("device_work_busy_ns", s.DeviceWorkBusyNs, 250)
-	check("summed_minus_busy_ns", s.SumMinusBusyNs, 50)
+	check("sum_minus_busy_ns", s.SumMinusBusyNs, 50)
 	check("kernels", s.Kernels, 2)
 	check("kernel_sum_ns", s.KernelSumNs, 200)
 	check("kernel_busy_ns", s.KernelBusyNs, 150)
