@@ -7,9 +7,12 @@ import (
 	"github.com/servecmp/servecmp/event"
 )
 
-// Hints returns, for a rank whose labels leave work Unmapped, the capture
-// options that would let context attribution place it, one line each,
-// most useful first. It returns nil when nothing is unmapped.
+// HintMinShare is the unmapped share of device time from which Hints speaks.
+const HintMinShare = 0.01
+
+// Hints returns, for a rank whose labels leave at least HintMinShare of its
+// device time Unmapped, the capture options that would let context
+// attribution place it, one line each, most useful first; otherwise nil.
 func Hints(rank *event.Rank, labels []Label) []string {
 	var unmapped, total, graphWork int64
 	hostPlaced := false
@@ -29,7 +32,9 @@ func Hints(rank *event.Rank, labels []Label) []string {
 			}
 		}
 	}
-	if unmapped == 0 || total == 0 {
+	// Below HintMinShare the unmapped work is shown in the coverage table
+	// but not worth a capture change.
+	if total == 0 || float64(unmapped) < HintMinShare*float64(total) {
 		return nil
 	}
 	var nvtx, frames bool

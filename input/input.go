@@ -96,6 +96,12 @@ func detect(path string, f *os.File) (Format, error) {
 
 // Open reads the capture at path.
 func Open(ctx context.Context, path string, opts event.Options) (*event.Capture, error) {
+	// Stat first: opening a FIFO would block until a writer appears.
+	if st, err := os.Stat(path); err != nil {
+		return nil, fileErr(path, err)
+	} else if !st.Mode().IsRegular() && !st.IsDir() {
+		return nil, fmt.Errorf("input: %s: not a regular file (%s); save the capture to a file first", path, st.Mode().Type())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fileErr(path, err)

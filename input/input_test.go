@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/servecmp/servecmp/event"
 	"github.com/servecmp/servecmp/nsys"
@@ -364,5 +366,25 @@ func TestRealKinetoOpen(t *testing.T) {
 	}
 	if opened == 0 {
 		t.Error("no kineto trace opened")
+	}
+}
+
+func TestOpenRefusesFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Open(context.Background(), p, event.Options{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") || !strings.Contains(err.Error(), p) {
+			t.Errorf("err = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Open blocked on a FIFO")
 	}
 }
