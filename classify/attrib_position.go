@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/servecmp/servecmp/event"
@@ -328,10 +329,10 @@ func groupByStream(work []event.Work, seq []int32) []int32 {
 		}
 		if !sorted {
 			slices.SortFunc(out[lo:hi], func(x, y int32) int {
-				if c := cmpI64(work[x].Start, work[y].Start); c != 0 {
+				if c := cmp.Compare(work[x].Start, work[y].Start); c != 0 {
 					return c
 				}
-				return cmpI64(int64(x), int64(y))
+				return cmp.Compare(x, y)
 			})
 		}
 		lo = hi

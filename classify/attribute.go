@@ -64,6 +64,7 @@
 package classify
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/servecmp/servecmp/event"
@@ -256,14 +257,7 @@ func (a *attributor) byLaunch() {
 			byCorr[i] = int32(i)
 		}
 		slices.SortFunc(byCorr, func(x, y int32) int {
-			cx, cy := rk.Launches[x].Correlation, rk.Launches[y].Correlation
-			switch {
-			case cx < cy:
-				return -1
-			case cx > cy:
-				return 1
-			}
-			return 0
+			return cmp.Compare(rk.Launches[x].Correlation, rk.Launches[y].Correlation)
 		})
 		n := 0
 		for i := range rk.Work {
@@ -278,14 +272,7 @@ func (a *attributor) byLaunch() {
 			}
 			c := rk.Work[i].Correlation
 			k, ok := slices.BinarySearchFunc(byCorr, c, func(x int32, c uint64) int {
-				lc := rk.Launches[x].Correlation
-				switch {
-				case lc < c:
-					return -1
-				case lc > c:
-					return 1
-				}
-				return 0
+				return cmp.Compare(rk.Launches[x].Correlation, c)
 			})
 			if !ok {
 				continue
@@ -314,25 +301,11 @@ func (a *attributor) byGraphNodes() {
 		byNode[i] = int32(i)
 	}
 	slices.SortFunc(byNode, func(x, y int32) int {
-		nx, ny := rk.GraphNodes[x].Node, rk.GraphNodes[y].Node
-		switch {
-		case nx < ny:
-			return -1
-		case nx > ny:
-			return 1
-		}
-		return 0
+		return cmp.Compare(rk.GraphNodes[x].Node, rk.GraphNodes[y].Node)
 	})
 	find := func(node int64) *event.GraphNode {
 		k, ok := slices.BinarySearchFunc(byNode, node, func(x int32, n int64) int {
-			gn := rk.GraphNodes[x].Node
-			switch {
-			case gn < n:
-				return -1
-			case gn > n:
-				return 1
-			}
-			return 0
+			return cmp.Compare(rk.GraphNodes[x].Node, n)
 		})
 		if !ok {
 			return nil
@@ -406,11 +379,11 @@ func (a *attributor) prepareRanges() {
 		tx, ty := a.thr[rx.TID], a.thr[ry.TID]
 		switch {
 		case tx != ty:
-			return cmpU32(tx, ty)
+			return cmp.Compare(tx, ty)
 		case rx.Start != ry.Start:
-			return cmpI64(rx.Start, ry.Start)
+			return cmp.Compare(rx.Start, ry.Start)
 		}
-		return cmpI64(ry.End, rx.End) // outer range first
+		return cmp.Compare(ry.End, rx.End) // outer range first
 	})
 	a.rthr = make([]uint32, len(a.rng))
 	for k, i := range a.rng {
@@ -460,9 +433,9 @@ func (a *attributor) sweep(qs []query, m Method) {
 	}
 	slices.SortFunc(qs, func(x, y query) int {
 		if x.thr != y.thr {
-			return cmpU32(x.thr, y.thr)
+			return cmp.Compare(x.thr, y.thr)
 		}
-		return cmpI64(x.t, y.t)
+		return cmp.Compare(x.t, y.t)
 	})
 	rk := a.rank
 	var stack []frame
@@ -505,24 +478,4 @@ func (a *attributor) sweep(qs []query, m Method) {
 		}
 		a.out[q.w] = Label{Region: a.set.Rules[rule].Region, Method: m, Rule: rule}
 	}
-}
-
-func cmpU32(x, y uint32) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
-}
-
-func cmpI64(x, y int64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
 }

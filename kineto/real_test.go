@@ -203,26 +203,13 @@ func refTotals(evs []refEvent) totals {
 	return t
 }
 
+// rankTotals is refTotals over the reader's work.
 func rankTotals(r *event.Rank) totals {
-	var t totals
-	var iv [][2]int64
+	evs := make([]refEvent, len(r.Work))
 	for i, w := range r.Work {
-		if w.Kind == event.Kernel {
-			t.kernels++
-			t.kernelNs += w.Dur()
-		} else {
-			t.memops++
-		}
-		iv = append(iv, [2]int64{w.Start, w.End})
-		if i == 0 || w.Start < t.first {
-			t.first = w.Start
-		}
-		if i == 0 || w.End > t.lastNs {
-			t.lastNs = w.End
-		}
+		evs[i] = refEvent{start: w.Start, end: w.End, kind: w.Kind}
 	}
-	t.busyNs = union(iv)
-	return t
+	return refTotals(evs)
 }
 
 func TestRealTracesMatchReference(t *testing.T) {

@@ -33,6 +33,25 @@ func (r *reader) queryPairs(q string, fn func(a, b string)) error {
 	return rows.Err()
 }
 
+// queryIDNames runs q, whose columns are an integer id and a name, and
+// calls fn with each row.
+func (r *reader) queryIDNames(q string, fn func(id sql.NullInt64, name sql.NullString)) error {
+	rows, err := r.db.QueryContext(r.ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id sql.NullInt64
+		var name sql.NullString
+		if err := rows.Scan(&id, &name); err != nil {
+			return err
+		}
+		fn(id, name)
+	}
+	return rows.Err()
+}
+
 func (r *reader) readMeta() error {
 	c := r.c
 	for _, t := range []string{"META_DATA_EXPORT", "EXPORT_META_DATA"} {
@@ -94,23 +113,12 @@ func (r *reader) readMeta() error {
 	}
 	r.gpuNames = map[int32]string{}
 	if r.s.has(tGPU, "id", "name") {
-		rows, err := r.db.QueryContext(r.ctx, "SELECT id, name FROM "+tGPU)
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", tGPU, err)
-		}
-		for rows.Next() {
-			var id sql.NullInt64
-			var name sql.NullString
-			if err := rows.Scan(&id, &name); err != nil {
-				rows.Close()
-				return fmt.Errorf("reading %s: %w", tGPU, err)
-			}
+		err := r.queryIDNames("SELECT id, name FROM "+tGPU, func(id sql.NullInt64, name sql.NullString) {
 			if _, seen := r.gpuNames[int32(id.Int64)]; id.Valid && !seen {
 				r.gpuNames[int32(id.Int64)] = name.String
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		})
+		if err != nil {
 			return fmt.Errorf("reading %s: %w", tGPU, err)
 		}
 	}
@@ -120,23 +128,12 @@ func (r *reader) readMeta() error {
 		if !r.s.has(tProcesses, "pid") {
 			pid = "(globalPid >> 24) & 16777215"
 		}
-		rows, err := r.db.QueryContext(r.ctx, "SELECT "+pid+", name FROM "+tProcesses)
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", tProcesses, err)
-		}
-		for rows.Next() {
-			var id sql.NullInt64
-			var name sql.NullString
-			if err := rows.Scan(&id, &name); err != nil {
-				rows.Close()
-				return fmt.Errorf("reading %s: %w", tProcesses, err)
-			}
+		err := r.queryIDNames("SELECT "+pid+", name FROM "+tProcesses, func(id sql.NullInt64, name sql.NullString) {
 			if id.Valid && name.String != "" {
 				r.procNames[id.Int64] = name.String
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		})
+		if err != nil {
 			return fmt.Errorf("reading %s: %w", tProcesses, err)
 		}
 	}

@@ -155,27 +155,11 @@ func cScan(ctx context.Context, h *C.sqlite3, query string, args []int64, ncol i
 
 // driverScan is intScan over the database/sql driver interfaces.
 func driverScan(ctx context.Context, dc any, query string, args []int64, ncol int, fn func([]int64, []uint32) error) error {
-	cp, ok := dc.(driver.ConnPrepareContext)
-	if !ok {
-		return errors.New("sqlite driver lacks PrepareContext")
-	}
-	st, err := cp.PrepareContext(context.Background(), query)
+	st, rows, err := driverQuery(dc, query, intArgs(args))
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	sq, ok := st.(driver.StmtQueryContext)
-	if !ok {
-		return errors.New("sqlite driver lacks QueryContext")
-	}
-	nargs := make([]driver.NamedValue, len(args))
-	for i, a := range args {
-		nargs[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
-	}
-	rows, err := sq.QueryContext(context.Background(), nargs)
-	if err != nil {
-		return err
-	}
 	defer rows.Close()
 	row := make([]driver.Value, ncol)
 	vals := make([]int64, 0, batchRows*ncol)

@@ -575,12 +575,8 @@ func (r *reader) lookupStrings(ids []int64) (map[int64]string, error) {
 	const batch = 500
 	for i := 0; i < len(ids); i += batch {
 		part := ids[i:min(i+batch, len(ids))]
-		args := make([]driver.NamedValue, len(part))
-		for j, id := range part {
-			args[j] = driver.NamedValue{Ordinal: j + 1, Value: id}
-		}
 		q := "SELECT id, value FROM StringIds WHERE id IN (" + strings.TrimSuffix(strings.Repeat("?,", len(part)), ",") + ")"
-		err := rawScan(r.ctx, r.db, q, args, 2, func(v []driver.Value) error {
+		err := rawScan(r.ctx, r.db, q, intArgs(part), 2, func(v []driver.Value) error {
 			id, _ := i64(v[0])
 			s, _ := text(v[1])
 			out[id] = s

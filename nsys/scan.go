@@ -24,23 +24,11 @@ func rawScan(ctx context.Context, db *sql.DB, query string, args []driver.NamedV
 	}
 	defer conn.Close()
 	return conn.Raw(func(dc any) error {
-		cp, ok := dc.(driver.ConnPrepareContext)
-		if !ok {
-			return errors.New("sqlite driver lacks PrepareContext")
-		}
-		st, err := cp.PrepareContext(context.Background(), query)
+		st, rows, err := driverQuery(dc, query, args)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
-		sq, ok := st.(driver.StmtQueryContext)
-		if !ok {
-			return errors.New("sqlite driver lacks QueryContext")
-		}
-		rows, err := sq.QueryContext(context.Background(), args)
-		if err != nil {
-			return err
-		}
 		defer rows.Close()
 		vals := make([]driver.Value, ncol)
 		for i := 1; ; i++ {
@@ -61,6 +49,40 @@ func rawScan(ctx context.Context, db *sql.DB, query string, args []driver.NamedV
 			}
 		}
 	})
+}
+
+// driverQuery prepares query on the raw driver connection dc and runs it
+// with args, both under a context without a deadline. The caller closes
+// rows, then st.
+func driverQuery(dc any, query string, args []driver.NamedValue) (st driver.Stmt, rows driver.Rows, err error) {
+	cp, ok := dc.(driver.ConnPrepareContext)
+	if !ok {
+		return nil, nil, errors.New("sqlite driver lacks PrepareContext")
+	}
+	st, err = cp.PrepareContext(context.Background(), query)
+	if err != nil {
+		return nil, nil, err
+	}
+	sq, ok := st.(driver.StmtQueryContext)
+	if !ok {
+		st.Close()
+		return nil, nil, errors.New("sqlite driver lacks QueryContext")
+	}
+	rows, err = sq.QueryContext(context.Background(), args)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, rows, nil
+}
+
+// intArgs binds xs to ?1, ?2...
+func intArgs(xs []int64) []driver.NamedValue {
+	out := make([]driver.NamedValue, len(xs))
+	for i, x := range xs {
+		out[i] = driver.NamedValue{Ordinal: i + 1, Value: x}
+	}
+	return out
 }
 
 // rowidRange returns the smallest and largest rowid of table t; ok is

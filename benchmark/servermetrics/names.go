@@ -1,5 +1,7 @@
 package servermetrics
 
+import "strings"
+
 // Kind tells how a metric's samples are summarised over the window.
 type Kind string
 
@@ -94,18 +96,16 @@ var specs = []spec{
 // engineOf names the engine a family belongs to, from its prefix.
 func engineOf(family string) string {
 	switch {
-	case hasPrefix(family, "vllm:"):
+	case strings.HasPrefix(family, "vllm:"):
 		return "vllm"
-	case hasPrefix(family, "sglang:"):
+	case strings.HasPrefix(family, "sglang:"):
 		return "sglang"
-	case hasPrefix(family, "tgi_"):
+	case strings.HasPrefix(family, "tgi_"):
 		return "tgi"
-	case hasPrefix(family, "trtllm"):
+	case strings.HasPrefix(family, "trtllm"):
 		return "trtllm"
-	case hasPrefix(family, "DCGM_"):
+	case strings.HasPrefix(family, "DCGM_"):
 		return "dcgm"
 	}
 	return ""
 }
-
-func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }

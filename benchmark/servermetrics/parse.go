@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	dto "github.com/prometheus/client_model/go"
@@ -60,20 +61,11 @@ type Snapshot struct {
 func (s Snapshot) Engine() string {
 	var names []string
 	for _, r := range s.Readings {
-		if e := engineOf(r.EngineMetric); e != "" && !contains(names, e) {
+		if e := engineOf(r.EngineMetric); e != "" && !slices.Contains(names, e) {
 			names = append(names, e)
 		}
 	}
 	return strings.Join(names, "+")
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // Parse reads one page in the Prometheus text exposition format and

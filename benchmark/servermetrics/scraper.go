@@ -6,7 +6,9 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -271,17 +273,12 @@ func (s *Scraper) Result(windowStart, windowEnd float64) *Result {
 	}
 	var engines []string
 	for _, m := range res.Metrics {
-		if e := engineOf(m.EngineMetric); e != "" && !contains(engines, e) {
+		if e := engineOf(m.EngineMetric); e != "" && !slices.Contains(engines, e) {
 			engines = append(engines, e)
 		}
 	}
 	sort.Strings(engines)
-	for i, e := range engines {
-		if i > 0 {
-			res.Engine += "+"
-		}
-		res.Engine += e
-	}
+	res.Engine = strings.Join(engines, "+")
 	var hits, queries *float64
 	for _, m := range res.Metrics {
 		switch m.Name {

@@ -405,6 +405,10 @@ func saveSummary(path string, rep *classify.Report) error {
 		return fmt.Errorf("--save %s: cannot create it in %s: %w", path, filepath.Dir(path), err)
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes it private
+		tmp.Close()
+		return fmt.Errorf("--save %s: %w", path, err)
+	}
 	if err := rep.WriteSummary(tmp); err != nil {
 		tmp.Close()
 		return fmt.Errorf("--save %s: %w", path, err)

@@ -265,6 +265,12 @@ func writeFileAtomic(path string, b []byte) error {
 	if err != nil {
 		return err
 	}
+	// CreateTemp makes the file private; results are meant to be shared.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
 	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())

@@ -299,6 +299,27 @@ func (b *book) sweep(r *compare.Report) error {
 
 var regionOrder = []string{"attention", "ffn", "communication", "io", "other"}
 
+// gpuSide is one side of the GPU comparison, named "A" or "B".
+type gpuSide struct {
+	name string
+	g    *compare.SideGPU
+}
+
+// gpuSides returns the sides of r's GPU comparison that hold profiles, A
+// first.
+func gpuSides(r *compare.Report) []gpuSide {
+	if r.GPU == nil {
+		return nil
+	}
+	var out []gpuSide
+	for _, sd := range []gpuSide{{"A", r.GPU.A}, {"B", r.GPU.B}} {
+		if sd.g != nil {
+			out = append(out, sd)
+		}
+	}
+	return out
+}
+
 func (b *book) regions(r *compare.Report) error {
 	const s = "Regions"
 	// Wide layout: one row per (side, rank), busy ms per region, so that a
@@ -319,13 +340,7 @@ func (b *book) regions(r *compare.Report) error {
 		b.row(s, 2, "no profiles given (--profile-a / --profile-b)")
 		return nil
 	}
-	for _, sd := range []struct {
-		name string
-		g    *compare.SideGPU
-	}{{"A", r.GPU.A}, {"B", r.GPU.B}} {
-		if sd.g == nil {
-			continue
-		}
+	for _, sd := range gpuSides(r) {
 		for _, rk := range sd.g.Ranks {
 			vals := []any{sd.name, rk.Rank, rk.GPU}
 			busy := map[string]int64{}
@@ -392,13 +407,7 @@ func (b *book) shapes(r *compare.Report) error {
 		return nil
 	}
 	n := 2
-	for _, sd := range []struct {
-		name string
-		g    *compare.SideGPU
-	}{{"A", r.GPU.A}, {"B", r.GPU.B}} {
-		if sd.g == nil {
-			continue
-		}
+	for _, sd := range gpuSides(r) {
 		for _, rk := range sd.g.Ranks {
 			for _, sh := range compare.TopShapes(rk, 10) {
 				b.row(s, n, sd.name, rk.Rank, sh.Region, dim3(sh.Grid), dim3(sh.Block), sh.Count, float64(sh.SumNs)/1e6, sh.TimeShare)
@@ -427,13 +436,7 @@ func (b *book) unmapped(r *compare.Report) error {
 		return nil
 	}
 	n := 2
-	for _, sd := range []struct {
-		name string
-		g    *compare.SideGPU
-	}{{"A", r.GPU.A}, {"B", r.GPU.B}} {
-		if sd.g == nil {
-			continue
-		}
+	for _, sd := range gpuSides(r) {
 		for _, rk := range sd.g.Ranks {
 			b.row(s, n, sd.name, rk.Rank, "(unmapped total)", nil, nil, 1-rk.Coverage.TimeShare)
 			n++
