@@ -28,9 +28,7 @@ vet:
 	$(GO) vet ./...
 
 tidy-check:
-	cp go.mod /tmp/servecmp.go.mod.bak; cp go.sum /tmp/servecmp.go.sum.bak
-	$(GO) mod tidy
-	@if ! git diff --quiet -- go.mod go.sum; then git diff -- go.mod go.sum; cp /tmp/servecmp.go.mod.bak go.mod; cp /tmp/servecmp.go.sum.bak go.sum; echo "go mod tidy changes go.mod/go.sum"; exit 1; fi
+	$(GO) mod tidy -diff
 
 race:
 	$(GO) test -race ./...
