@@ -104,7 +104,7 @@ func newRootCmd(e *env) *cobra.Command {
 }
 
 func versionString() string {
-	if commit != "" {
+	if commit != "" && commit != version {
 		return version + " (" + commit + ")"
 	}
 	return version
