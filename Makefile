@@ -5,7 +5,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 export CGO_ENABLED := 1
 
-.PHONY: build test bench demo check fmt vet tidy-check race clean
+.PHONY: build test bench demo check fmt vet tidy-check layering race clean
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/servecmp ./cmd/servecmp
@@ -19,7 +19,7 @@ bench: build
 demo: build
 	./scripts/demo.sh
 
-check: fmt vet tidy-check race
+check: fmt vet tidy-check layering race
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -29,6 +29,11 @@ vet:
 
 tidy-check:
 	$(GO) mod tidy -diff
+
+# layering: domain packages never import cmd, the presentation layer or the
+# SQLite driver, and cmd/servecmp stays within its line budget.
+layering:
+	$(GO) test -count=1 ./internal/layering
 
 race:
 	$(GO) test -race ./...
