@@ -83,7 +83,7 @@ func metric(t *testing.T, r *Report, name string) Metric {
 func TestVerdictKnownDifference(t *testing.T) {
 	a, ra := mkSide("a", 1, 3, 100, 20, []float64{1000, 1010, 990})
 	b, rb := mkSide("b", 11, 3, 70, 20, []float64{1300, 1290, 1310})
-	rep, err := Compare(Input{A: a, B: b, RecordsA: ra, RecordsB: rb})
+	rep, err := New(Input{A: a, B: b, RecordsA: ra, RecordsB: rb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestVerdictKnownDifference(t *testing.T) {
 func TestVerdictNoDifference(t *testing.T) {
 	a, ra := mkSide("a", 1, 3, 100, 20, []float64{1000, 1010, 990})
 	b, rb := mkSide("b", 21, 3, 100, 20, []float64{1005, 995, 1000})
-	rep, err := Compare(Input{A: a, B: b, RecordsA: ra, RecordsB: rb})
+	rep, err := New(Input{A: a, B: b, RecordsA: ra, RecordsB: rb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestPhaseStartup(t *testing.T) {
 	for _, r := range append(a, b...) {
 		r.Result.Load.Warmup = 0
 	}
-	rep, err := Compare(Input{A: a, B: b})
+	rep, err := New(Input{A: a, B: b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestPhaseStartup(t *testing.T) {
 func TestSingleRunThroughputNeedsRepeats(t *testing.T) {
 	a, _ := mkSide("a", 1, 1, 100, 20, []float64{1000})
 	b, _ := mkSide("b", 2, 1, 50, 20, []float64{2000})
-	rep, err := Compare(Input{A: a, B: b})
+	rep, err := New(Input{A: a, B: b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestContractMismatch(t *testing.T) {
 			a, _ := mkSide("a", 1, 1, 100, 20, []float64{1000})
 			b, _ := mkSide("b", 2, 1, 100, 20, []float64{1000})
 			tc.mutate(b[0].Result)
-			rep, err := Compare(Input{A: a, B: b, Intentional: tc.intentional})
+			rep, err := New(Input{A: a, B: b, Intentional: tc.intentional})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,7 +251,7 @@ func goldenReport(t *testing.T) *Report {
 		Workload: a[0].Result.Workload, Load: a[0].Result.Load, Sweep: sw}}
 	chk := &check.Report{Schema: check.Schema, Summary: check.Summary{Requests: 8, ExactMatch: 8, OKBoth: 8, Evidence: check.TokenIDs, Passed: true},
 		Quality: check.Quality{Status: "not-run"}}
-	rep, err := Compare(Input{A: append(a, swA), B: b, RecordsA: ra, RecordsB: rb, Intentional: []string{"quantization"},
+	rep, err := New(Input{A: append(a, swA), B: b, RecordsA: ra, RecordsB: rb, Intentional: []string{"quantization"},
 		Check: chk, CheckPath: "check.json",
 		ProfilesA: []Profile{profile("0", 600e6, 300e6, 100e6, 100)},
 		ProfilesB: []Profile{profile("0", 400e6, 350e6, 50e6, 120)}})
@@ -299,7 +299,7 @@ func TestGPUDeltas(t *testing.T) {
 
 func TestCompareNeedsBothSides(t *testing.T) {
 	a, _ := mkSide("a", 1, 1, 100, 20, []float64{1000})
-	if _, err := Compare(Input{A: a}); err == nil {
+	if _, err := New(Input{A: a}); err == nil {
 		t.Error("want error without B")
 	}
 }
@@ -331,7 +331,7 @@ func TestTextEvidenceIsCalledWeaker(t *testing.T) {
 	b, _ := mkSide("b", 2, 1, 100, 20, []float64{1000})
 	chk := &check.Report{Schema: check.Schema, Summary: check.Summary{Requests: 4, ExactMatch: 4, OKBoth: 4, Evidence: check.Text, Passed: true,
 		EvidenceCounts: map[check.Evidence]int{check.TokenIDs: 1, check.Text: 3}}}
-	rep, err := Compare(Input{A: a, B: b, Check: chk})
+	rep, err := New(Input{A: a, B: b, Check: chk})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,9 +15,9 @@ import (
 	"github.com/servecmp/servecmp/internal/stats"
 )
 
-// Compare builds the report. It returns an error only for unusable input
+// New builds the comparison report. It returns an error only for unusable input
 // (a side without runs); every limitation of the data becomes a note.
-func Compare(in Input) (*Report, error) {
+func New(in Input) (*Report, error) {
 	if len(in.A) == 0 || len(in.B) == 0 {
 		return nil, errors.New("compare: need at least one result for A and one for B")
 	}
