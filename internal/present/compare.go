@@ -1,7 +1,6 @@
 package present
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -23,9 +22,7 @@ func WriteComparison(w io.Writer, rep *compare.Report, format string) error {
 	case "markdown":
 		return comparisonMarkdown(w, rep)
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return rep.WriteJSON(w)
 	}
 	_, enc, err := table.Lookup(format)
 	if err != nil {
