@@ -16,11 +16,18 @@
 // B is, "~" that the difference is not distinguishable from noise at the
 // chosen alpha or could not be tested.
 //
+// LoadInput reads the files of a comparison and New builds the Report, the
+// versioned saved type (Schema) that WriteJSON writes; the readings for
+// people (tables, text, markdown) are internal/present's.
+//
 // The package never prints and reads files only through the Load* helpers,
 // which open them read-only.
 package compare
 
 import (
+	"encoding/json"
+	"io"
+
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/compare/check"
 )
@@ -89,6 +96,14 @@ type Report struct {
 
 // Schema names the JSON report format.
 const Schema = "servecmp.compare/1"
+
+// WriteJSON writes the report as indented JSON, the saved format Schema
+// names.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
 
 // WorkloadInfo states the request population and load policy of each side.
 type WorkloadInfo struct {

@@ -15,9 +15,9 @@ import (
 	"github.com/servecmp/servecmp/internal/stats"
 )
 
-// Compare builds the report. It returns an error only for unusable input
+// New builds the comparison report. It returns an error only for unusable input
 // (a side without runs); every limitation of the data becomes a note.
-func Compare(in Input) (*Report, error) {
+func New(in Input) (*Report, error) {
 	if len(in.A) == 0 || len(in.B) == 0 {
 		return nil, errors.New("compare: need at least one result for A and one for B")
 	}
@@ -353,10 +353,11 @@ func deltaPct(a, b float64) *float64 {
 	if a == 0 {
 		return nil
 	}
-	return ptr((b - a) / a * 100)
+	return finite((b - a) / a * 100)
 }
 
-func ptr(f float64) *float64 {
+// finite returns a pointer to f, or nil (no value) when f is NaN or ±Inf.
+func finite(f float64) *float64 {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return nil
 	}
@@ -416,10 +417,10 @@ func (r *Report) latency(runsA, runsB []Run, in Input) {
 				continue
 			}
 			for i, ls := range latencyStats {
-				a, b := statOf(xa, ls.stat), statOf(xb, ls.stat)
+				a, b := ls.stat.Of(xa), ls.stat.Of(xb)
 				iv := ivs[i]
 				m := Metric{Name: k.name + "." + ls.name, Unit: "ms", A: a, B: b, DeltaPct: deltaPct(a, b),
-					PValue: ptr(mwu.P), CILow: ptr(iv.Low), CIHigh: ptr(iv.High), Method: "mann-whitney+bootstrap",
+					PValue: finite(mwu.P), CILow: finite(iv.Low), CIHigh: finite(iv.High), Method: "mann-whitney+bootstrap",
 					NA: len(ua), NB: len(ub), Verdict: "~"}
 				if clustered[k.name] {
 					m.Method = "mann-whitney+cluster-bootstrap"
@@ -470,17 +471,6 @@ func means(cs [][]float64) []float64 {
 	return out
 }
 
-func statOf(sorted []float64, s stats.Stat) float64 {
-	if s == stats.Mean {
-		var sum float64
-		for _, v := range sorted {
-			sum += v
-		}
-		return sum / float64(len(sorted))
-	}
-	return stats.Quantile(sorted, float64(s))
-}
-
 func perRun(runs []Run, get func(*benchmark.Summary) float64, ok func(*benchmark.Summary) bool) []float64 {
 	var out []float64
 	for _, run := range runs {
@@ -505,7 +495,7 @@ func welchMetric(name, unit string, va, vb []float64, lowerBetter bool, alpha fl
 		return m
 	}
 	m.Method = "welch-t"
-	m.PValue, m.CILow, m.CIHigh = ptr(w.P), ptr(w.CILow), ptr(w.CIHigh)
+	m.PValue, m.CILow, m.CIHigh = finite(w.P), finite(w.CILow), finite(w.CIHigh)
 	if w.P < alpha {
 		m.Verdict = verdictFromDiff(mb-ma, lowerBetter)
 	}
@@ -727,7 +717,7 @@ func (r *Report) serverMetrics(runsA, runsB []Run) {
 		if a == nil || a.n == 0 {
 			return nil
 		}
-		return ptr(a.sum / float64(a.n))
+		return finite(a.sum / float64(a.n))
 	}
 	for _, n := range names {
 		a, b := ma[n], mb[n]

@@ -153,7 +153,7 @@ func gpuTime(pa, pb []Profile) *GPUTime {
 			d.PerWorkA, d.PerWorkB = &a, &b
 		}
 		if d.PerWorkA != nil && d.PerWorkB != nil && *d.PerWorkA != 0 {
-			d.DeltaPct = ptr((*d.PerWorkB - *d.PerWorkA) / *d.PerWorkA * 100)
+			d.DeltaPct = finite((*d.PerWorkB - *d.PerWorkA) / *d.PerWorkA * 100)
 		}
 		g.Deltas = append(g.Deltas, d)
 	}
@@ -174,6 +174,19 @@ func rankLimitations(side string, r *classify.RankSummary) []string {
 	if r.DeviceWorkSumNs > 0 {
 		if ov := float64(r.SumMinusBusyNs) / float64(r.DeviceWorkSumNs); ov > 0.05 {
 			out = append(out, fmt.Sprintf("%s: summed kernel time exceeds GPU-busy time by %.1f%% (overlap): read busy, not summed", p, ov*100))
+		}
+	}
+	return out
+}
+
+// TopShapes returns the n costliest launch shapes of each region of a rank.
+func TopShapes(r *classify.RankSummary, n int) []classify.ShapeStat {
+	per := map[string]int{}
+	var out []classify.ShapeStat
+	for _, s := range r.Shapes { // sorted by region, then time
+		if per[s.Region] < n {
+			per[s.Region]++
+			out = append(out, s)
 		}
 	}
 	return out

@@ -12,6 +12,68 @@ import (
 	"github.com/servecmp/servecmp/compare/check"
 )
 
+// Paths names the files of a comparison: benchmark results, per-request
+// records and profile analyses of each side, and a check report ("" for
+// none).
+type Paths struct {
+	A, B               []string
+	RecordsA, RecordsB []string
+	ProfilesA          []string
+	ProfilesB          []string
+	Check              string
+}
+
+// LoadInput reads every file of p into an Input whose statistical
+// settings are left zero. The error names the first file that cannot be
+// read; the warnings say what the files given limit.
+func LoadInput(p Paths) (Input, []string, error) {
+	var in Input
+	var warnings []string
+	if (len(p.RecordsA) == 0) != (len(p.RecordsB) == 0) {
+		warnings = append(warnings, "records given for one side only; latency rows use per-run values")
+	}
+	var err error
+	if in.A, err = loadAll(p.A, LoadRun); err != nil {
+		return in, nil, err
+	}
+	if in.B, err = loadAll(p.B, LoadRun); err != nil {
+		return in, nil, err
+	}
+	if in.RecordsA, err = loadAll(p.RecordsA, LoadRecords); err != nil {
+		return in, nil, err
+	}
+	if in.RecordsB, err = loadAll(p.RecordsB, LoadRecords); err != nil {
+		return in, nil, err
+	}
+	if in.ProfilesA, err = loadAll(p.ProfilesA, LoadProfile); err != nil {
+		return in, nil, err
+	}
+	if in.ProfilesB, err = loadAll(p.ProfilesB, LoadProfile); err != nil {
+		return in, nil, err
+	}
+	if p.Check != "" {
+		if in.Check, err = LoadCheck(p.Check); err != nil {
+			return in, nil, err
+		}
+		in.CheckPath = p.Check
+	}
+	return in, warnings, nil
+}
+
+// loadAll reads every path with load, in order, and stops at the first
+// error.
+func loadAll[T any](paths []string, load func(string) (T, error)) ([]T, error) {
+	var out []T
+	for _, p := range paths {
+		v, err := load(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 // LoadRun reads a benchmark result file.
 func LoadRun(path string) (Run, error) {
 	data, err := os.ReadFile(path)

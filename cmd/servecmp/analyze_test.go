@@ -283,7 +283,7 @@ func TestParseDuration(t *testing.T) {
 }
 
 func TestAnalyzeFlagsHaveUsage(t *testing.T) {
-	e := &env{ctx: context.Background(), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	e := &env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
 	for _, cmd := range []*cobra.Command{newAnalyzeCmd(e), newMergeCmd(e)} {
 		usage := cmd.Flags().FlagUsages()
 		n := 0

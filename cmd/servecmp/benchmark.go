@@ -346,7 +346,7 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 	}
 	client := benchmark.NewClient(benchmark.ClientOptions{BaseURL: f.url, APIKey: key, Conns: conns, RequestTimeout: f.requestTimeout})
 	defer client.Close()
-	ctx := e.ctx
+	ctx := c.Context()
 	dctx, dcancel := context.WithTimeout(ctx, 30*time.Second)
 	info, err := client.Detect(dctx, f.engine)
 	dcancel()

@@ -66,7 +66,7 @@ downstream-quality status so that compare can carry it.`,
 			if limit > 0 && limit < len(wl.Requests) {
 				wl.Requests = wl.Requests[:limit]
 			}
-			rep, runErr := check.Run(e.ctx, check.Target{URL: urlA, Model: modelA, Engine: engA},
+			rep, runErr := check.Run(cmd.Context(), check.Target{URL: urlA, Model: modelA, Engine: engA},
 				check.Target{URL: urlB, Model: modelB, Engine: engB}, wl, check.Options{
 					Seed: seed, Timeout: timeout,
 					Progress: func(done, total int) {

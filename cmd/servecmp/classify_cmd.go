@@ -94,8 +94,8 @@ kernels whose rule has an ambiguous class keep that rule's region here;
 				return w.Flush()
 			}
 			if err := eachLine(cmd.InOrStdin(), func(line string) error {
-				if e.ctx.Err() != nil {
-					return e.ctx.Err()
+				if cmd.Context().Err() != nil {
+					return cmd.Context().Err()
 				}
 				if line != "" {
 					emit(line)

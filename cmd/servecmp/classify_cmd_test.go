@@ -47,7 +47,7 @@ func TestClassifyArgs(t *testing.T) {
 
 func TestClassifyStdin(t *testing.T) {
 	var out, errb bytes.Buffer
-	root := newRootCmd(&env{ctx: context.Background(), stdout: &out, stderr: &errb})
+	root := newRootCmd(&env{stdout: &out, stderr: &errb})
 	root.SetArgs([]string{"classify"})
 	root.SetIn(strings.NewReader("flash_fwd_kernel\r\n\nfused_moe_kernel\nvoid vllm::act_and_mul_kernel<c10::BFloat16>"))
 	if err := root.Execute(); err != nil {

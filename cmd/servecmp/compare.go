@@ -3,28 +3,27 @@ package main
 import (
 	"fmt"
 	"os"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/compare/plots"
 	"github.com/servecmp/servecmp/compare/xlsx"
+	"github.com/servecmp/servecmp/internal/present"
+	"github.com/servecmp/servecmp/internal/table"
 )
 
-func newCompareCmd(e *env) *cobra.Command {
-	var (
-		a, b, profA, profB, recA, recB, intent []string
-		checkPath, format, xlsxPath, plotDir   string
-		alpha                                  float64
-		resamples                              int
-		seed                                   uint64
-	)
-	cmd := &cobra.Command{
-		Use:   "compare --a RESULT [--a RESULT...] --b RESULT [--b RESULT...]",
-		Short: "Two-layer A/B verdict: serving metrics first, GPU time by region second",
-		Long: `compare reads benchmark results of two serving systems (repeated runs per
+// compareFlags are the compare command's flags.
+type compareFlags struct {
+	paths                     compare.Paths
+	intent                    []string
+	format, xlsxPath, plotDir string
+	alpha                     float64
+	resamples                 int
+	seed                      uint64
+}
+
+const compareLong = `compare reads benchmark results of two serving systems (repeated runs per
 side are pooled), optional per-request records, a check report and profile
 analyses, and reports in two layers:
 
@@ -39,119 +38,92 @@ analyses, and reports in two layers:
 
 If the model, workload, load policy or resource contract differ and the
 difference is not declared with --intentional, the report says NOT
-COMPARABLE and limits the claim.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(a) == 0 || len(b) == 0 {
-				return usagef("compare: need --a and --b (one or more result files each)")
-			}
-			if !slices.Contains(compare.Formats, format) && format != "md" {
-				return usagef("compare: --format %q: want one of %s", format, strings.Join(compare.Formats, ", "))
-			}
-			if alpha <= 0 || alpha >= 1 {
-				return usagef("compare: --alpha must be in (0, 1), got %g", alpha)
-			}
-			in := compare.Input{Intentional: intent, Alpha: alpha, Resamples: resamples, Seed: seed}
-			for _, p := range a {
-				r, err := compare.LoadRun(p)
-				if err != nil {
-					return err
-				}
-				in.A = append(in.A, r)
-			}
-			for _, p := range b {
-				r, err := compare.LoadRun(p)
-				if err != nil {
-					return err
-				}
-				in.B = append(in.B, r)
-			}
-			if (len(recA) == 0) != (len(recB) == 0) {
-				fmt.Fprintln(e.stderr, "servecmp compare: warning: records given for one side only; latency rows use per-run values")
-			}
-			for _, p := range recA {
-				r, err := compare.LoadRecords(p)
-				if err != nil {
-					return err
-				}
-				in.RecordsA = append(in.RecordsA, r)
-			}
-			for _, p := range recB {
-				r, err := compare.LoadRecords(p)
-				if err != nil {
-					return err
-				}
-				in.RecordsB = append(in.RecordsB, r)
-			}
-			for _, p := range profA {
-				pr, err := compare.LoadProfile(p)
-				if err != nil {
-					return err
-				}
-				in.ProfilesA = append(in.ProfilesA, pr)
-			}
-			for _, p := range profB {
-				pr, err := compare.LoadProfile(p)
-				if err != nil {
-					return err
-				}
-				in.ProfilesB = append(in.ProfilesB, pr)
-			}
-			if checkPath != "" {
-				c, err := compare.LoadCheck(checkPath)
-				if err != nil {
-					return err
-				}
-				in.Check, in.CheckPath = c, checkPath
-			}
-			rep, err := compare.Compare(in)
-			if err != nil {
-				return err
-			}
-			for _, w := range rep.Warnings {
-				fmt.Fprintln(e.stderr, "servecmp compare: warning:", w)
-			}
-			if err := rep.Write(e.stdout, format); err != nil {
-				return err
-			}
-			if xlsxPath != "" {
-				if err := xlsx.WriteFile(xlsxPath, rep); err != nil {
-					return fmt.Errorf("writing %s: %w", xlsxPath, err)
-				}
-				fmt.Fprintln(e.stderr, "servecmp compare: wrote", xlsxPath)
-			}
-			if plotDir != "" {
-				if err := os.MkdirAll(plotDir, 0o755); err != nil {
-					return err
-				}
-				files, err := plots.Write(plotDir, rep)
-				if err != nil {
-					return fmt.Errorf("writing plots to %s: %w", plotDir, err)
-				}
-				for _, f := range files {
-					fmt.Fprintln(e.stderr, "servecmp compare: wrote", f)
-				}
-				if len(files) == 0 {
-					fmt.Fprintf(e.stderr, "servecmp compare: warning: no plot written to %s: latency CDFs need --records-a/--records-b, load curves sweep results, region bars --profile-a/--profile-b\n", plotDir)
-				}
-			}
-			return nil
-		},
+COMPARABLE and limits the claim.`
+
+func newCompareCmd(e *env) *cobra.Command {
+	f := &compareFlags{}
+	cmd := &cobra.Command{
+		Use:   "compare --a RESULT [--a RESULT...] --b RESULT [--b RESULT...]",
+		Short: "Two-layer A/B verdict: serving metrics first, GPU time by region second",
+		Long:  compareLong,
+		Args:  cobra.NoArgs,
+		RunE:  func(*cobra.Command, []string) error { return runCompare(e, f) },
 	}
-	f := cmd.Flags()
-	f.StringArrayVar(&a, "a", nil, "benchmark result of system A (repeat for repeated runs; sweep results feed the sweep table)")
-	f.StringArrayVar(&b, "b", nil, "benchmark result of system B (repeatable)")
-	f.StringArrayVar(&recA, "records-a", nil, "per-request records of A (benchmark --records; repeatable)")
-	f.StringArrayVar(&recB, "records-b", nil, "per-request records of B (repeatable)")
-	f.StringArrayVar(&profA, "profile-a", nil, "profile analysis of A (analyze --save or --format json; repeatable)")
-	f.StringArrayVar(&profB, "profile-b", nil, "profile analysis of B (repeatable)")
-	f.StringVar(&checkPath, "check", "", "check report (servecmp check --out)")
-	f.StringArrayVar(&intent, "intentional", nil, "declare a difference intentional: a field (manifest.quantization, quantization) or group (model, workload, load, resources); repeatable")
-	f.Float64Var(&alpha, "alpha", 0.05, "significance level of the tests")
-	f.IntVar(&resamples, "resamples", 2000, "bootstrap resamples for latency intervals")
-	f.Uint64Var(&seed, "seed", 1, "bootstrap seed")
-	f.StringVar(&format, "format", "text", "output format: text, markdown, json or csv")
-	f.StringVar(&xlsxPath, "xlsx", "", "also write a review workbook to this .xlsx file")
-	f.StringVar(&plotDir, "plots", "", "also write PNG and SVG plots into this directory")
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.paths.A, "a", nil, "benchmark result of system A (repeat for repeated runs; sweep results feed the sweep table)")
+	fl.StringArrayVar(&f.paths.B, "b", nil, "benchmark result of system B (repeatable)")
+	fl.StringArrayVar(&f.paths.RecordsA, "records-a", nil, "per-request records of A (benchmark --records; repeatable)")
+	fl.StringArrayVar(&f.paths.RecordsB, "records-b", nil, "per-request records of B (repeatable)")
+	fl.StringArrayVar(&f.paths.ProfilesA, "profile-a", nil, "profile analysis of A (analyze --save or --format json; repeatable)")
+	fl.StringArrayVar(&f.paths.ProfilesB, "profile-b", nil, "profile analysis of B (repeatable)")
+	fl.StringVar(&f.paths.Check, "check", "", "check report (servecmp check --out)")
+	fl.StringArrayVar(&f.intent, "intentional", nil, "declare a difference intentional: a field (manifest.quantization, quantization) or group (model, workload, load, resources); repeatable")
+	fl.Float64Var(&f.alpha, "alpha", 0.05, "significance level of the tests")
+	fl.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples for latency intervals")
+	fl.Uint64Var(&f.seed, "seed", 1, "bootstrap seed")
+	fl.StringVar(&f.format, "format", "text", "output format: text, markdown, json or csv")
+	fl.StringVar(&f.xlsxPath, "xlsx", "", "also write a review workbook to this .xlsx file")
+	fl.StringVar(&f.plotDir, "plots", "", "also write PNG and SVG plots into this directory")
 	return cmd
+}
+
+// runCompare checks the flags, loads the files, compares, and writes the
+// report to stdout, the workbook and plots to their files, and the
+// warnings to stderr last.
+func runCompare(e *env, f *compareFlags) error {
+	if len(f.paths.A) == 0 || len(f.paths.B) == 0 {
+		return usagef("compare: need --a and --b (one or more result files each)")
+	}
+	format, _, err := table.Lookup(f.format)
+	if err != nil {
+		return usagef("compare: --format: %v", err)
+	}
+	if f.alpha <= 0 || f.alpha >= 1 {
+		return usagef("compare: --alpha must be in (0, 1), got %g", f.alpha)
+	}
+	in, warnings, err := compare.LoadInput(f.paths)
+	if err != nil {
+		return err
+	}
+	in.Intentional, in.Alpha, in.Resamples, in.Seed = f.intent, f.alpha, f.resamples, f.seed
+	rep, err := compare.New(in)
+	if err != nil {
+		return err
+	}
+	if err := present.WriteComparison(e.stdout, rep, format); err != nil {
+		return err
+	}
+	warnings = append(warnings, rep.Warnings...)
+	defer func() { e.warn(warnings...) }()
+	if f.xlsxPath != "" {
+		if err := xlsx.WriteFile(f.xlsxPath, rep); err != nil {
+			return fmt.Errorf("--xlsx %s: %w", f.xlsxPath, err)
+		}
+		fmt.Fprintln(e.stderr, "servecmp compare: wrote", f.xlsxPath)
+	}
+	if f.plotDir == "" {
+		return nil
+	}
+	files, err := writePlots(f.plotDir, rep)
+	if err != nil {
+		return err
+	}
+	for _, p := range files {
+		fmt.Fprintln(e.stderr, "servecmp compare: wrote", p)
+	}
+	if len(files) == 0 {
+		warnings = append(warnings, "no plot written to "+f.plotDir+": latency CDFs need --records-a/--records-b, load curves sweep results, region bars --profile-a/--profile-b")
+	}
+	return nil
+}
+
+func writePlots(dir string, rep *compare.Report) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--plots %s: %w", dir, err)
+	}
+	files, err := plots.Write(dir, rep)
+	if err != nil {
+		return nil, fmt.Errorf("--plots %s: %w", dir, err)
+	}
+	return files, nil
 }

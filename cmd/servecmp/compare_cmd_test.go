@@ -14,6 +14,7 @@ import (
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/compare/check"
+	"github.com/servecmp/servecmp/internal/golden"
 )
 
 func runCompareCLI(t *testing.T, args ...string) (int, string, string) {
@@ -98,11 +99,19 @@ func TestCheckCLI(t *testing.T) {
 
 func writeResult(t *testing.T, dir, name, model string) string {
 	t.Helper()
+	return writeResultWith(t, dir, name, func(r *benchmark.Result) { r.Manifest.Model = model })
+}
+
+// writeResultWith writes a small benchmark result, changed by edit, to
+// dir/name and returns its path.
+func writeResultWith(t *testing.T, dir, name string, edit func(*benchmark.Result)) string {
+	t.Helper()
 	ct := 2.0
-	res := benchmark.Result{Schema: benchmark.Schema, Manifest: benchmark.Manifest{Model: model, GPUType: "H100", GPUCount: 1},
+	res := benchmark.Result{Schema: benchmark.Schema, Manifest: benchmark.Manifest{Model: "m", GPUType: "H100", GPUCount: 1},
 		Workload: benchmark.WorkloadInfo{SHA256: "abc", Count: 10}, Load: benchmark.LoadPolicy{Mode: "concurrency", Concurrency: 2, Requests: 10},
 		Summary: benchmark.Summary{RequestsOK: 10, OutputThroughput: 100, RequestThroughput: 5, CompletionTimeS: &ct,
 			TTFT: benchmark.Dist{Mean: 10, P50: 10, P99: 20, Count: 10}}}
+	edit(&res)
 	data, _ := json.Marshal(res)
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, data, 0o644); err != nil {
@@ -164,5 +173,53 @@ func TestCheckTextSaysTextIsWeaker(t *testing.T) {
 		EvidenceCounts: map[check.Evidence]int{check.Text: 2}}, Quality: check.Quality{Status: "not-run"}})
 	if !strings.Contains(buf.String(), "2 request(s) were compared by text, which is weaker evidence") {
 		t.Errorf("check text:\n%s", buf.String())
+	}
+}
+
+// compareGolden is testdata/compare of this package, fixed before tests
+// change directory.
+var compareGolden, _ = filepath.Abs(filepath.Join("testdata", "compare"))
+
+// TestCompareGolden runs whole compare commands in a directory of
+// generated results (relative paths keep the outputs free of temporary
+// directories) and checks stdout, stderr and the exit code.
+func TestCompareGolden(t *testing.T) {
+	dir := t.TempDir()
+	writeResult(t, dir, "a.json", "m")
+	writeResult(t, dir, "b.json", "m")
+	writeResult(t, dir, "other.json", "other")
+	writeResultWith(t, dir, "failed.json", func(r *benchmark.Result) { r.Summary.RequestsFailed = 2; r.Incomplete = true })
+	recs := `{"id":"r1","ok":true,"ttft_ms":10,"e2e_ms":30,"chunk_times_ms":[10,20,30],"chunk_tokens":[1,1,1],"completion_tokens":3}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "a.records.jsonl"), []byte(recs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "broken.json"), []byte("{not json"), 0o644)
+	t.Chdir(dir)
+	tests := []struct {
+		name string
+		code int
+		args []string
+	}{
+		{"text_not_comparable", 0, []string{"--a", "a.json", "--b", "other.json"}},
+		{"json_intentional", 0, []string{"--a", "a.json", "--b", "other.json", "--intentional", "model", "--format", "json"}},
+		{"markdown_warnings", 0, []string{"--a", "a.json", "--b", "failed.json", "--records-a", "a.records.jsonl", "--format", "md"}},
+		{"csv", 0, []string{"--a", "a.json", "--a", "b.json", "--b", "other.json", "--b", "b.json", "--format", "csv"}},
+		{"intentional_unmatched", 0, []string{"--a", "a.json", "--b", "b.json", "--intentional", "nothing"}},
+		{"bad_file", 1, []string{"--a", "a.json", "--b", "broken.json"}},
+		{"missing_file", 1, []string{"--a", "a.json", "--b", "absent.json"}},
+		{"bad_format", 2, []string{"--a", "a.json", "--b", "b.json", "--format", "yaml"}},
+		{"bad_alpha", 2, []string{"--a", "a.json", "--b", "b.json", "--alpha", "1"}},
+		{"no_b", 2, []string{"--a", "a.json"}},
+		{"unknown_flag", 2, []string{"--a", "a.json", "--b", "b.json", "--colour"}},
+		{"positional_arg", 2, []string{"--a", "a.json", "--b", "b.json", "extra"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCompareCLI(t, append([]string{"compare"}, tc.args...)...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
+			}
+			golden.Run(t, filepath.Join(compareGolden, tc.name), stdout, stderr)
+		})
 	}
 }

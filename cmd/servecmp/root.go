@@ -16,11 +16,19 @@ var (
 	commit  = ""
 )
 
-// env is what every command needs from the process: its context and streams.
+// env is what every command needs from the process: its output streams.
+// A command's context is cmd.Context(), set by run.
 type env struct {
-	ctx    context.Context
 	stdout io.Writer
 	stderr io.Writer
+}
+
+// warn prints warnings to stderr, one line each under the one warning
+// prefix. Commands call it after writing their data to stdout.
+func (e *env) warn(warnings ...string) {
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "servecmp: warning: %s\n", w)
+	}
 }
 
 // usageError marks a bad invocation (exit code 2).
@@ -33,11 +41,20 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Errorf(format, args...)}
 }
 
+// runError marks an error returned by a command's RunE: the invocation
+// was accepted and the work failed (exit code 1) unless the error is
+// itself a usage error.
+type runError struct{ err error }
+
+func (e *runError) Error() string { return e.err.Error() }
+func (e *runError) Unwrap() error { return e.err }
+
 // run executes servecmp with args and returns the exit code: 0 ok, 1
 // failure, 2 usage.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
+	e := &env{stdout: stdout, stderr: stderr}
 	root := newRootCmd(e)
+	typeErrors(root)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -45,9 +62,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	var ue *usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
-		fmt.Fprintf(stderr, "servecmp: %v\n", err)
+	if isUsage(err) {
+		fmt.Fprintf(stderr, "servecmp: %v\n", oneLine(err))
 		fmt.Fprintf(stderr, "Run 'servecmp --help' for usage.\n")
 		return 2
 	}
@@ -55,22 +71,56 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 1
 }
 
-// oneLine folds a multi-line error (errors.Join) onto one line per error
-// without losing any of them.
-func oneLine(err error) string {
-	return strings.TrimSpace(err.Error())
+// isUsage reports whether err is a bad invocation: a usage error, or an
+// error cobra returned before any command ran (an unknown command, a
+// required flag not set), which is never a failure of the work.
+func isUsage(err error) bool {
+	var ue *usageError
+	var re *runError
+	return errors.As(err, &ue) || !errors.As(err, &re)
 }
 
-// isCobraUsage recognises cobra's own flag and argument errors.
-func isCobraUsage(err error) bool {
-	s := err.Error()
-	for _, p := range []string{"unknown flag", "unknown shorthand flag", "unknown command", "flag needs an argument",
-		"invalid argument", "accepts ", "requires at least", "requires at most", "required flag"} {
-		if strings.Contains(s, p) {
-			return true
+// typeErrors types the errors of c and its subcommands: flag parse
+// errors and positional-argument errors become usage errors, and errors
+// returned by RunE are marked as the command's own.
+func typeErrors(c *cobra.Command) {
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	if c.Args != nil {
+		c.Args = usageArgs(c.Args)
+	}
+	if f := c.RunE; f != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if err := f(cmd, args); err != nil {
+				return &runError{err}
+			}
+			return nil
 		}
 	}
-	return false
+	for _, sub := range c.Commands() {
+		typeErrors(sub)
+	}
+}
+
+// usageArgs makes a positional-argument check's errors usage errors.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if err := check(c, args); err != nil {
+			return &usageError{err}
+		}
+		return nil
+	}
+}
+
+// oneLine folds a multi-line error (errors.Join, a wrapped message with
+// line breaks) onto one line, its parts joined by "; ", losing none.
+func oneLine(err error) string {
+	var parts []string
+	for l := range strings.Lines(err.Error()) {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 func newRootCmd(e *env) *cobra.Command {
@@ -88,7 +138,6 @@ func newRootCmd(e *env) *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(
 		newAnalyzeCmd(e),
 		newMergeCmd(e),

@@ -59,7 +59,7 @@ port when --addr ends in :0) and runs until interrupted.`,
 			select {
 			case err := <-errc:
 				return err
-			case <-e.ctx.Done():
+			case <-c.Context().Done():
 			}
 			sim.Close() // ends streams in flight so Shutdown need not wait for them
 			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -13,6 +13,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/servecmp/servecmp/compare"
+	"github.com/servecmp/servecmp/internal/present"
 )
 
 // Sheets lists the workbook's sheets in order.
@@ -127,7 +128,7 @@ func (b *book) summary(r *compare.Report) error {
 	}
 	b.row(s, n, "verdict", verdict)
 	n++
-	for _, l := range r.Headline() {
+	for _, l := range present.Headline(r) {
 		k, v, ok := strings.Cut(l, ": ")
 		if !ok {
 			k, v = "", l
@@ -410,7 +411,7 @@ func (b *book) shapes(r *compare.Report) error {
 	for _, sd := range gpuSides(r) {
 		for _, rk := range sd.g.Ranks {
 			for _, sh := range compare.TopShapes(rk, 10) {
-				b.row(s, n, sd.name, rk.Rank, sh.Region, dim3(sh.Grid), dim3(sh.Block), sh.Count, float64(sh.SumNs)/1e6, sh.TimeShare)
+				b.row(s, n, sd.name, rk.Rank, sh.Region, present.LaunchDims(sh.Grid), present.LaunchDims(sh.Block), sh.Count, float64(sh.SumNs)/1e6, sh.TimeShare)
 				n++
 			}
 			if it := rk.Iterations; it != nil {
@@ -496,9 +497,4 @@ func (b *book) requests(r *compare.Report) error {
 	b.style(s, 7, 2, n-1, b.num3)
 	b.style(s, 8, 2, n-1, b.num3)
 	return nil
-}
-
-// dim3 writes a launch dimension as the text report does: 132x1x1.
-func dim3(d [3]int32) string {
-	return fmt.Sprintf("%dx%dx%d", d[0], d[1], d[2])
 }

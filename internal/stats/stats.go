@@ -235,7 +235,7 @@ func BootstrapClusters(x, y [][]float64, stats []Stat, b int, alpha float64, see
 		d := diffs[i]
 		slices.Sort(d)
 		out[i] = Interval{
-			Diff: statOf(py.vals, s) - statOf(px.vals, s),
+			Diff: s.Of(py.vals) - s.Of(px.vals),
 			Low:  Quantile(d, alpha/2),
 			High: Quantile(d, 1-alpha/2),
 		}
@@ -351,9 +351,16 @@ func neighbours(n int, p float64) (lo, hi int) {
 	return l - 1, min(l, n-1)
 }
 
-func statOf(sorted []float64, s Stat) float64 {
+// Of returns the statistic of a sorted sample: its mean (summed in
+// order, as benchmark summaries are), or its quantile as Quantile defines
+// it. It returns NaN for an empty sample.
+func (s Stat) Of(sorted []float64) float64 {
 	if s == Mean {
-		return stat.Mean(sorted, nil)
+		var sum float64
+		for _, v := range sorted {
+			sum += v
+		}
+		return sum / float64(len(sorted))
 	}
 	return Quantile(sorted, float64(s))
 }

@@ -217,7 +217,7 @@ func TestPoolResampleMatchesExpansion(t *testing.T) {
 			}
 		}
 		for k, s := range st {
-			if want := statOf(exp, s); !near(out[k], want, 1e-9) {
+			if want := s.Of(exp); !near(out[k], want, 1e-9) {
 				t.Fatalf("stat %v: got %v, want %v (n=%d)", s, out[k], want, len(exp))
 			}
 		}

@@ -7,8 +7,15 @@
 //     with three decimals, "share" columns (a fraction 0..1) as percent,
 //     "ns/req" and "ns/token" as ms per request or token (three decimals;
 //     three significant digits below 0.1 ms for Sig3 columns);
+//   - Markdown renders GitHub tables with the units in the headers, like
+//     Text, and numbers without unit scaling in their shortest form;
 //   - CSV keeps the raw numbers and puts the unit in the header ("busy_ns");
 //   - JSON writes every table with its columns and raw rows.
+//
+// Display precision is a column property that Text and Markdown honour
+// (Sig3, Digits, Floor, Max); CSV and JSON always write the raw values.
+// Encoders maps each format name to its encoder; Lookup is the one place
+// a format name is checked.
 //
 // The package uses the standard library only and never prints on its own.
 package table
@@ -44,6 +51,34 @@ type Column struct {
 	// below 0.1 ms with three significant digits (0.0172, not 0.017), so
 	// that microsecond per-work figures of two systems can be compared.
 	Sig3 bool `json:"-"`
+	// Digits, when > 0, makes Text and Markdown round float cells to that
+	// many significant digits, but to no fewer than one decimal (1234.5,
+	// 12.35, 0.01235 for 4), before any unit scaling.
+	Digits int `json:"-"`
+	// Floor, when > 0, makes Text and Markdown show float cells below it
+	// as "<Floor" (p-values below 0.0001 as "<0.0001").
+	Floor float64 `json:"-"`
+}
+
+// display applies the column's Digits and Floor to a cell for Text and
+// Markdown: it returns the value to format, or a finished string.
+func (c Column) display(v any) any {
+	f, ok := v.(float64)
+	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
+		return v
+	}
+	if c.Floor > 0 && f < c.Floor {
+		return "<" + strconv.FormatFloat(c.Floor, 'f', -1, 64)
+	}
+	if c.Digits <= 0 {
+		return v
+	}
+	if f == 0 {
+		return 0.0
+	}
+	mag := int(math.Floor(math.Log10(math.Abs(f))))
+	scale := math.Pow(10, float64(max(1, c.Digits-1-mag)))
+	return math.Round(f*scale) / scale
 }
 
 // Table is a named grid of raw values. Each row has len(Columns) cells.
@@ -89,7 +124,7 @@ func Text(w io.Writer, ts []*Table) error {
 				if i < len(row) {
 					v = row[i]
 				}
-				s := textCell(t.Columns[i].Unit, v, t.Columns[i].Sig3)
+				s := textCell(t.Columns[i].Unit, t.Columns[i].display(v), t.Columns[i].Sig3)
 				if m := t.Columns[i].Max; m > 1 && utf8.RuneCountInString(s) > m {
 					s = string([]rune(s)[:m-1]) + "…"
 				}

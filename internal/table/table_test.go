@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -89,5 +90,92 @@ func TestTextPerWorkDigits(t *testing.T) {
 	Text(&b, []*Table{{Name: "w", Columns: []Column{{Name: "busy", Unit: NSPerTok, Sig3: true}}, Rows: [][]any{{3_014.0}}}})
 	if b.String() != "busy ms/tok\n    0.00301\n" {
 		t.Errorf("Text with a Sig3 column: %q", b.String())
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	var b bytes.Buffer
+	ts := sample()
+	ts[1].Add("x|y", int64(3_000_000))
+	if err := Markdown(&b, ts); err != nil {
+		t.Fatal(err)
+	}
+	want := `### Regions
+
+| region | count | busy (ms) | share (%) |
+| --- | ---: | ---: | ---: |
+| attention | 3 | 1.500 | 25.0 |
+| ffn | 12 | 0.000 | - |
+
+_shares are of the window_
+
+### Work
+
+| rank | per_req (ms/req) |
+| --- | ---: |
+| 0 | - |
+| abcdefgh | 2.500 |
+| x\|y | 3.000 |
+`
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// TestDisplayDigits: Digits and Floor change what Text and Markdown show,
+// never what CSV and JSON write.
+func TestDisplayDigits(t *testing.T) {
+	p := Column{Name: "p", Unit: Count, Digits: 4, Floor: 1e-4}
+	cases := []struct {
+		v          any
+		text, md   string
+		csv        string
+		unitColumn Column
+	}{
+		{1234.5678, "1234.6", "1234.6", "1234.5678", p},
+		{12.34567, "12.35", "12.35", "12.34567", p},
+		{0.0123456, "0.01235", "0.01235", "0.0123456", p},
+		{-0.5, "<0.0001", "<0.0001", "-0.5", p},
+		{0.00009, "<0.0001", "<0.0001", "0.00009", p},
+		{1.5e6, "1500000", "1.5e+06", "1500000", p},
+		{0.123456, "12.3", "12.3", "0.123456", Column{Name: "s", Unit: Share, Digits: 4}},
+		{math.NaN(), "-", "-", "", p},
+		{int64(123456), "123456", "123456", "123456", p},
+		{"text", "text", "text", "text", p},
+	}
+	for _, c := range cases {
+		tb := []*Table{{Name: "t", Columns: []Column{c.unitColumn}, Rows: [][]any{{c.v}}}}
+		var tx, md, cs bytes.Buffer
+		Text(&tx, tb)
+		Markdown(&md, tb)
+		CSV(&cs, tb)
+		if got := lastLine(tx.String()); got != c.text {
+			t.Errorf("Text(%v) = %q, want %q", c.v, got, c.text)
+		}
+		if got := lastLine(md.String()); got != "| "+c.md+" |" {
+			t.Errorf("Markdown(%v) = %q, want %q", c.v, got, c.md)
+		}
+		if got := strings.TrimSuffix(strings.TrimPrefix(cs.String(), "# t\n"+csvHeader(c.unitColumn)+"\n"), "\n"); got != c.csv {
+			t.Errorf("CSV(%v) = %q, want %q", c.v, got, c.csv)
+		}
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+func TestLookup(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{{"text", "text"}, {"md", "markdown"}, {"markdown", "markdown"}, {"csv", "csv"}, {"json", "json"}} {
+		name, enc, err := Lookup(tc.in)
+		if err != nil || name != tc.want || enc == nil {
+			t.Errorf("Lookup(%q) = %q, %v, %v; want %q", tc.in, name, enc != nil, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "yaml", "TEXT"} {
+		if _, _, err := Lookup(bad); err == nil || !strings.Contains(err.Error(), "text, csv, json, markdown") {
+			t.Errorf("Lookup(%q): error %v, want one naming the formats", bad, err)
+		}
 	}
 }

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestExitCodes checks that invocation errors, which cobra reports in its
+// own words, exit 2 by their type, and failures of the work exit 1.
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no args prints help", nil, 0, ""},
+		{"version", []string{"--version"}, 0, ""},
+		{"unknown command", []string{"frobnicate"}, 2, "frobnicate"},
+		{"unknown root flag", []string{"--frobnicate"}, 2, "frobnicate"},
+		{"unknown subcommand flag", []string{"compare", "--frobnicate"}, 2, "frobnicate"},
+		{"flag without value", []string{"compare", "--a"}, 2, "--a"},
+		{"bad flag value", []string{"compare", "--alpha", "x"}, 2, "alpha"},
+		{"too few args", []string{"analyze"}, 2, "arg"},
+		{"too many args", []string{"rules", "show", "a", "b"}, 2, "arg"},
+		{"required flag", []string{"workload", "random", "--num", "1", "--input-len", "1", "--output-len", "1"}, 2, "out"},
+		{"usage error from RunE", []string{"compare", "--a", "x.json"}, 2, "--b"},
+		{"failure", []string{"compare", "--a", "absent-a.json", "--b", "absent-b.json"}, 1, "absent-a.json"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), tc.args, &out, &errb)
+			if code != tc.code || !strings.Contains(errb.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d mentioning %q", code, errb.String(), tc.code, tc.want)
+			}
+			if tc.code == 2 && !strings.HasSuffix(errb.String(), "Run 'servecmp --help' for usage.\n") {
+				t.Errorf("usage error without the usage hint: %q", errb.String())
+			}
+			if tc.code == 1 && strings.Count(errb.String(), "\n") != 1 {
+				t.Errorf("failure not on one line: %q", errb.String())
+			}
+		})
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{errors.New("plain"), "plain"},
+		{errors.New("  padded \n"), "padded"},
+		{errors.Join(errors.New("rules.txt:3: bad key"), errors.New("rules.txt:7: no class")), "rules.txt:3: bad key; rules.txt:7: no class"},
+		{fmt.Errorf("load: %w", errors.Join(errors.New("a"), nil, errors.New("b"))), "load: a; b"},
+		{errors.New("a\r\n\r\nb\n"), "a; b"},
+	}
+	for _, tc := range tests {
+		if got := oneLine(tc.err); got != tc.want {
+			t.Errorf("oneLine(%q) = %q, want %q", tc.err.Error(), got, tc.want)
+		}
+	}
+}
+
+func TestWarnAfterData(t *testing.T) {
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb}
+	e.warn("first", "second")
+	if got := errb.String(); got != "servecmp: warning: first\nservecmp: warning: second\n" || out.Len() != 0 {
+		t.Errorf("warn wrote stdout %q, stderr %q", out.String(), got)
+	}
+}

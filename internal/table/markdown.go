@@ -1,0 +1,107 @@
+package table
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Markdown writes each table as a GitHub table under a "### Title"
+// heading, its notes as italic lines below it, and a blank line between
+// tables. Columns with a unit are right-aligned; "ns" values show as
+// milliseconds with three decimals and "share" values as percent, as in
+// Text; other numbers keep their shortest form. A missing value is "-".
+func Markdown(w io.Writer, ts []*Table) error {
+	var b strings.Builder
+	for k, t := range ts {
+		if k > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("### " + t.Title + "\n\n")
+		head := make([]string, len(t.Columns))
+		align := make([]string, len(t.Columns))
+		for j, c := range t.Columns {
+			head[j] = mdHeader(c)
+			align[j] = "---"
+			if c.Unit != "" {
+				align[j] = "---:"
+			}
+		}
+		b.WriteString("| " + strings.Join(head, " | ") + " |\n| " + strings.Join(align, " | ") + " |\n")
+		cells := make([]string, len(t.Columns))
+		for _, row := range t.Rows {
+			for j, c := range t.Columns {
+				var v any
+				if j < len(row) {
+					v = row[j]
+				}
+				cells[j] = strings.ReplaceAll(mdCell(c.Unit, c.display(v)), "|", "\\|")
+			}
+			b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+		}
+		for _, n := range t.Notes {
+			b.WriteString("\n_" + n + "_\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdHeader(c Column) string {
+	switch c.Unit {
+	case NS:
+		return c.Name + " (ms)"
+	case Share, "%":
+		return c.Name + " (%)"
+	case NSPerReq:
+		return c.Name + " (ms/req)"
+	case NSPerTok:
+		return c.Name + " (ms/tok)"
+	case "", Count:
+		return c.Name
+	}
+	return c.Name + " (" + c.Unit + ")"
+}
+
+func mdCell(unit string, v any) string {
+	if v == nil {
+		return "-"
+	}
+	f, isNum := mdNum(v)
+	if isNum && math.IsNaN(f) {
+		return "-"
+	}
+	switch unit {
+	case NS, NSPerReq, NSPerTok:
+		if isNum {
+			return strconv.FormatFloat(f/1e6, 'f', 3, 64)
+		}
+	case Share:
+		if isNum {
+			return strconv.FormatFloat(f*100, 'f', 1, 64)
+		}
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	if isNum {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// mdNum is the numeric value of a Markdown cell: float64, int64 and int
+// cells are numbers; other types print with fmt.
+func mdNum(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	}
+	return 0, false
+}
