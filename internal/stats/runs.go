@@ -153,7 +153,9 @@ type Evidence struct {
 type Verdict struct {
 	Call Call
 	// Recommended is the number of runs per side (pairs when paired) to
-	// aim for when Call is NeedsMoreRuns, else 0.
+	// aim for when Call is NeedsMoreRuns, else 0. It is RunOptions.MaxRuns
+	// when even that many would not do (Evidence.Power.Capped); the reason
+	// then says to reduce the spread instead.
 	Recommended int
 	Reason      string
 }
@@ -273,18 +275,16 @@ func needsMore(ev *Evidence, o RunOptions, why string) Verdict {
 		return Verdict{Call: NeedsMoreRuns, Recommended: 2,
 			Reason: fmt.Sprintf("needs more runs%s: %d and %d runs give no run-to-run spread; run at least 2 %s", why, p.NA, p.NB, unit)}
 	}
-	rec := max(p.Recommended, p.NA+1, p.NB+1)
-	if rec > o.MaxRuns {
-		// Already at or past the cap: one more run is the honest step.
-		rec = max(p.NA, p.NB) + 1
-	}
-	capped := ""
+	head := fmt.Sprintf("needs more runs%s: with %d and %d runs the run-to-run spread lets only %.3g%% of A be detected (alpha %.2g, power %.2g)",
+		why, p.NA, p.NB, 100*p.MDDFrac, o.Alpha, o.Power)
 	if p.Capped {
-		capped = fmt.Sprintf(" (capped: even %d would not detect %.3g%%)", o.MaxRuns, 100*p.Target)
+		return Verdict{Call: NeedsMoreRuns, Recommended: o.MaxRuns,
+			Reason: fmt.Sprintf("%s; even %d %s would not detect %.3g%%: reduce the run-to-run spread (warm-up, fixed clocks, a quiet host) or pair the runs",
+				head, o.MaxRuns, unit, 100*p.Target)}
 	}
+	rec := max(p.Recommended, p.NA+1, p.NB+1)
 	return Verdict{Call: NeedsMoreRuns, Recommended: rec,
-		Reason: fmt.Sprintf("needs more runs%s: with %d and %d runs the run-to-run spread lets only %.3g%% of A be detected (alpha %.2g, power %.2g); %d %s would detect %.3g%%%s",
-			why, p.NA, p.NB, 100*p.MDDFrac, o.Alpha, o.Power, rec, unit, 100*p.Target, capped)}
+		Reason: fmt.Sprintf("%s; %d %s would detect %.3g%%", head, rec, unit, 100*p.Target)}
 }
 
 func joinComma(s []string) string {
