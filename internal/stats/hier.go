@@ -204,15 +204,20 @@ func (h *hierSide) resample(picks []int, stats []Stat, out []float64, rng *rand.
 		}
 		n += len(m)
 	}
+	h.accumulate()
+	for k, s := range stats {
+		out[k] = h.weighted(n, s)
+	}
+}
+
+// accumulate fills cum and sum from weight.
+func (h *hierSide) accumulate() {
 	seen := 0
 	h.sum = 0
 	for i, w := range h.weight {
 		seen += int(w)
 		h.cum[i] = seen
 		h.sum += float64(w) * h.vals[i]
-	}
-	for k, s := range stats {
-		out[k] = h.weighted(n, s)
 	}
 }
 
