@@ -131,9 +131,11 @@ func (o RunOptions) check() error {
 
 // Evidence is what the per-run values say about B−A.
 type Evidence struct {
-	PerRunA, PerRunB []float64 // one value per run (pairs in the same order when paired)
-	MeanA, MeanB     float64   // means of the per-run values
-	SDA, SDB         float64   // their sample standard deviations; 0 with one run
+	// PerRunA and PerRunB hold one value per run, pairs in the same
+	// order when paired (CompareRuns keeps the caller's slices).
+	PerRunA, PerRunB []float64
+	MeanA, MeanB     float64 // means of the per-run values
+	SDA, SDB         float64 // their sample standard deviations; 0 with one run
 	// Diff is MeanB−MeanA (the mean per-pair difference when paired).
 	Diff float64
 	// Method is "welch-t" or "paired-t"; P, DF, Low and High are its
