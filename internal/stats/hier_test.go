@@ -63,7 +63,7 @@ func TestHierarchicalIntervalWidens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ivs, err := Bootstrap(flatRuns(a), flatRuns(b), []Stat{0.5}, 1000, 0.05, 4)
+		ivs, err := pooledBootstrap(flatRuns(a), flatRuns(b), []Stat{0.5}, 1000, 0.05, 4)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,6 +23,20 @@ func simRuns(rng *rand.Rand, runs, reqs int, base, shift, runSD, within float64)
 	return out
 }
 
+// pooledBootstrap is the bootstrap today's latency rows use
+// (BootstrapClusters, as compare/layer1.go calls it) with every request
+// its own cluster: requests pooled over runs, resampled independently.
+func pooledBootstrap(x, y []float64, st []Stat, b int, alpha float64, seed uint64) ([]Interval, error) {
+	one := func(v []float64) [][]float64 {
+		out := make([][]float64, len(v))
+		for i := range v {
+			out[i] = v[i : i+1]
+		}
+		return out
+	}
+	return BootstrapClusters(one(x), one(y), st, b, alpha, seed)
+}
+
 func flatRuns(cs [][]float64) []float64 {
 	var out []float64
 	for _, c := range cs {
@@ -46,7 +60,7 @@ func pooledVerdicts(t *testing.T, a, b [][]float64, st []Stat, alpha float64, se
 	if !(mwu.P < alpha) {
 		return out, false
 	}
-	ivs, err := Bootstrap(xa, xb, st, 200, alpha, seed)
+	ivs, err := pooledBootstrap(xa, xb, st, 200, alpha, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
