@@ -9,8 +9,9 @@ import (
 // (space, tab, newline) separate words; '…' quotes literally; "…" quotes
 // with \" and \\ as the only escapes (any other backslash stays); outside
 // quotes a backslash makes the next character literal. Quotes join with
-// what touches them (a'b'c is one word "abc"); '' is an empty word. An
-// unterminated quote or a trailing backslash is an error.
+// what touches them (a'b'c is one word "abc"); a pair of quotes with
+// nothing inside is an empty word. An unterminated quote or a trailing
+// backslash is an error.
 func SplitCommand(s string) ([]string, error) {
 	var (
 		words []string
@@ -86,7 +87,7 @@ func indexRune(rs []rune, from int, r rune) int {
 
 // quoteWord quotes w so that SplitCommand gives it back: as is when it
 // holds no blank, quote or backslash, else in single quotes (a single
-// quote inside becomes '\'').
+// quote inside becomes '\”).
 func quoteWord(w string) string {
 	if w != "" && !strings.ContainsAny(w, " \t\n\r'\"\\") {
 		return w
