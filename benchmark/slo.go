@@ -1,35 +1,5 @@
 package benchmark
 
-// Service-level objectives, goodput and capacity.
-//
-// An SLO is a list of thresholds on the per-request latencies that the
-// summary reports (milliseconds): ttft_ms, tpot_ms, itl_ms and e2e_ms.
-// A threshold has one of two forms:
-//
-//   - per request, "e2e_ms<=2000": every request is held to it;
-//   - on the distribution, "ttft_ms:p99<=500" or "tpot_ms:mean<50": the
-//     step's statistic is held to it (percentiles p0 < p < p100, written
-//     p50, p90, p99.9, …, or mean).
-//
-// The operators are <= (a value exactly at the limit passes) and < (it
-// fails).
-//
-// Goodput counts, per second of the step's duration, the requests that met
-// every threshold, each applied to the request alone: as vLLM's --goodput
-// does, a distribution form such as ttft_ms:p99<=500 also counts here as
-// the per-request threshold ttft_ms<=500. For a single request, itl_ms is
-// its largest gap between content chunks; a metric the request does not
-// define (TPOT or ITL with fewer than two output tokens or chunks, TTFT
-// with no content chunk) does not apply to it.
-//
-// Failed requests are misses: they never meet a threshold, and in a
-// distribution each adds one value of +Inf to the sample of every metric,
-// so that a p99 fails once more than 1% of the requests failed. Cancelled
-// requests (cut by the drain rule or an interrupt, not served) are left
-// out of every count, as they are from the summary's latencies.
-// Percentiles use the summary's definition (stats.Quantile: gonum's
-// stat.LinInterp, Hyndman–Fan type 4).
-
 import (
 	"bytes"
 	"encoding/json"
@@ -106,7 +76,34 @@ func (t *Threshold) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// SLO is a set of thresholds, every one of which must hold.
+// SLO is a service-level objective: a list of thresholds on the
+// per-request latencies that the summary reports (milliseconds): ttft_ms,
+// tpot_ms, itl_ms and e2e_ms. A threshold has one of two forms:
+//
+//   - per request, "e2e_ms<=2000": every request is held to it;
+//   - on the distribution, "ttft_ms:p99<=500" or "tpot_ms:mean<50": the
+//     step's statistic is held to it (percentiles p0 < p < p100, written
+//     p50, p90, p99.9, …, or mean).
+//
+// The operators are <= (a value exactly at the limit passes) and < (it
+// fails).
+//
+// Goodput counts, per second of the step's duration, the requests that met
+// every threshold, each applied to the request alone: as vLLM's --goodput
+// does, a distribution form such as ttft_ms:p99<=500 also counts here as
+// the per-request threshold ttft_ms<=500. For a single request, itl_ms is
+// its largest gap between content chunks; a metric the request does not
+// define (TPOT or ITL with fewer than two output tokens or chunks, TTFT
+// with no content chunk) does not apply to it.
+//
+// Failed requests are misses: they never meet a threshold, and in a
+// distribution each adds one value of +Inf to the sample of every metric,
+// so that a p99 fails once the failures reach past its rank (roughly
+// more than 1% of the requests). Cancelled
+// requests (cut by the drain rule or an interrupt, not served) are left
+// out of every count, as they are from the summary's latencies.
+// Percentiles use the summary's definition (stats.Quantile: gonum's
+// stat.LinInterp, Hyndman–Fan type 4).
 type SLO []Threshold
 
 // String gives the SLO back in ParseSLO syntax.
@@ -197,39 +194,43 @@ func parseStat(stat string) (float64, error) {
 }
 
 // ThresholdResult is a distribution threshold's outcome on one step.
-// Value is NaN when the sample is empty and +Inf when the statistic falls
-// among failed requests; JSON writes both as null, and Samples (failed
-// requests included) tells them apart.
 type ThresholdResult struct {
-	Threshold Threshold
-	Value     float64
-	Samples   int
-	Pass      bool
+	Threshold Threshold `json:"threshold"`
+	// Value is the statistic in milliseconds; nil (null) when the sample
+	// is empty or the statistic falls among the failed requests, which
+	// count as +Inf (Samples and Failed tell the two apart).
+	Value   *float64 `json:"value"`
+	Samples int      `json:"samples"` // values in the sample, failed requests included
+	Failed  int      `json:"failed"`  // failed requests among them
+	Pass    bool     `json:"pass"`
 }
 
-// SLOResult is an SLO evaluated on one step's requests.
+// SLOResult is an SLO evaluated on one step's requests. Its JSON names
+// are meant to sit inline in a summary (embed a *SLOResult, nil when no
+// SLO was given).
 type SLOResult struct {
-	SLO SLO
+	SLO SLO `json:"slo"`
 	// Requests counts the measured requests, ok or failed (cancelled ones
-	// are left out); Met those that met every per-request threshold.
-	Requests, Met int
+	// are left out); Met those that met every threshold taken per request.
+	Requests int `json:"slo_requests"`
+	Met      int `json:"slo_met"`
 	// GoodputRPS is Met per second of the step's duration (0 when the
-	// duration is not positive).
-	GoodputRPS float64
-	// Attainment is Met/Requests; NaN when there were no requests.
-	Attainment float64
+	// duration is not positive, or there were no requests).
+	GoodputRPS float64 `json:"goodput_rps"`
+	// Attainment is Met/Requests; nil (null) when there were no requests.
+	Attainment *float64 `json:"slo_attainment"`
 	// Thresholds holds the distribution forms, in SLO order.
-	Thresholds []ThresholdResult
+	Thresholds []ThresholdResult `json:"slo_thresholds"`
 	// Pass is true when every distribution threshold passed (and there
 	// is at least one): the step meets the SLO.
-	Pass bool
+	Pass bool `json:"slo_pass"`
 }
 
 // EvaluateSLO applies slo to one step's records; durationS is the step's
 // measured duration in seconds (Summary.DurationS), the goodput's
 // denominator.
 func EvaluateSLO(recs []Record, durationS float64, slo SLO) SLOResult {
-	res := SLOResult{SLO: slo, Attainment: math.NaN()}
+	res := SLOResult{SLO: slo, Thresholds: []ThresholdResult{}}
 	for i := range recs {
 		r := &recs[i]
 		if r.ErrorClass == ClassCancelled && !r.OK {
@@ -241,7 +242,8 @@ func EvaluateSLO(recs []Record, durationS float64, slo SLO) SLOResult {
 		}
 	}
 	if res.Requests > 0 {
-		res.Attainment = float64(res.Met) / float64(res.Requests)
+		att := float64(res.Met) / float64(res.Requests)
+		res.Attainment = &att
 	}
 	if durationS > 0 {
 		res.GoodputRPS = float64(res.Met) / durationS
@@ -331,92 +333,31 @@ func sampleOf(recs []Record, metric string) []float64 {
 // evalDistribution computes a distribution threshold's statistic.
 func evalDistribution(recs []Record, t Threshold) ThresholdResult {
 	x := sampleOf(recs, t.Metric)
-	tr := ThresholdResult{Threshold: t, Value: math.NaN(), Samples: len(x)}
+	tr := ThresholdResult{Threshold: t, Samples: len(x)}
 	if len(x) == 0 {
 		return tr
 	}
 	slices.Sort(x)
+	var v float64
 	if t.Stat == "mean" {
-		sum := 0.0
-		for _, v := range x {
-			sum += v
+		for _, xi := range x {
+			v += xi
 		}
-		tr.Value = sum / float64(len(x))
-	} else {
-		tr.Value = stats.Quantile(x, t.Percentile/100)
-		if math.IsNaN(tr.Value) { // Inf − Inf between two failed requests
-			tr.Value = math.Inf(1)
-		}
+		v /= float64(len(x))
+	} else if v = stats.Quantile(x, t.Percentile/100); math.IsNaN(v) {
+		v = math.Inf(1) // Inf − Inf between two failed requests
 	}
-	tr.Pass = t.meets(tr.Value)
+	for _, xi := range slices.Backward(x) {
+		if !math.IsInf(xi, 1) {
+			break
+		}
+		tr.Failed++
+	}
+	tr.Pass = t.meets(v)
+	if !math.IsInf(v, 1) {
+		tr.Value = &v
+	}
 	return tr
-}
-
-// finite returns a pointer to v, or nil when v is NaN or infinite.
-func finite(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
-}
-
-// orNaN is the inverse of finite.
-func orNaN(p *float64) float64 {
-	if p == nil {
-		return math.NaN()
-	}
-	return *p
-}
-
-type thresholdJSON struct {
-	Threshold Threshold `json:"threshold"`
-	Value     *float64  `json:"value"`
-	Samples   int       `json:"samples"`
-	Pass      bool      `json:"pass"`
-}
-
-// MarshalJSON writes Value as null when it is not finite.
-func (tr ThresholdResult) MarshalJSON() ([]byte, error) {
-	return marshalPlain(thresholdJSON{tr.Threshold, finite(tr.Value), tr.Samples, tr.Pass})
-}
-
-// UnmarshalJSON reads null as NaN.
-func (tr *ThresholdResult) UnmarshalJSON(b []byte) error {
-	var j thresholdJSON
-	if err := json.Unmarshal(b, &j); err != nil {
-		return err
-	}
-	*tr = ThresholdResult{j.Threshold, orNaN(j.Value), j.Samples, j.Pass}
-	return nil
-}
-
-type sloJSON struct {
-	SLO        SLO               `json:"slo"`
-	Requests   int               `json:"requests"`
-	Met        int               `json:"met"`
-	GoodputRPS float64           `json:"goodput_rps"`
-	Attainment *float64          `json:"slo_attainment"`
-	Thresholds []ThresholdResult `json:"thresholds"`
-	Pass       bool              `json:"pass"`
-}
-
-// MarshalJSON writes an undefined attainment as null.
-func (r SLOResult) MarshalJSON() ([]byte, error) {
-	th := r.Thresholds
-	if th == nil {
-		th = []ThresholdResult{}
-	}
-	return marshalPlain(sloJSON{r.SLO, r.Requests, r.Met, r.GoodputRPS, finite(r.Attainment), th, r.Pass})
-}
-
-// UnmarshalJSON reads a null attainment as NaN.
-func (r *SLOResult) UnmarshalJSON(b []byte) error {
-	var j sloJSON
-	if err := json.Unmarshal(b, &j); err != nil {
-		return err
-	}
-	*r = SLOResult{j.SLO, j.Requests, j.Met, j.GoodputRPS, orNaN(j.Attainment), j.Thresholds, j.Pass}
-	return nil
 }
 
 // LoadStep is one step of a sweep as capacity sees it: its offered load

@@ -104,7 +104,7 @@ func TestEvaluateSLO(t *testing.T) {
 		met        int
 		goodput    float64
 		attainment float64
-		values     []float64 // distribution thresholds' values, in order
+		values     []float64 // distribution thresholds' values, in order (NaN: null)
 		pass       bool
 	}{
 		{"per-request <= at the limit passes", "e2e_ms<=2000",
@@ -118,7 +118,7 @@ func TestEvaluateSLO(t *testing.T) {
 		{"failed requests are misses", "ttft_ms:p50<=1000,e2e_ms<=5000",
 			[]Record{okRec(10, 100, 2), okRec(10, 100, 2), okRec(10, 100, 2), failedRec()}, 2, 4, 3, 1.5, 0.75, []float64{10}, true},
 		{"failed requests push a high percentile to +Inf", "ttft_ms:p90<=1000",
-			[]Record{okRec(10, 100, 2), failedRec(), failedRec()}, 1, 3, 1, 1, 1.0 / 3, []float64{math.Inf(1)}, false},
+			[]Record{okRec(10, 100, 2), failedRec(), failedRec()}, 1, 3, 1, 1, 1.0 / 3, []float64{nan}, false},
 		{"cancelled requests are left out", "e2e_ms<=5000,e2e_ms:p99<=5000",
 			[]Record{okRec(10, 100, 2), cancelledRec()}, 1, 1, 1, 1, 1, []float64{100}, true},
 		{"zero requests", "ttft_ms:p99<=500", nil, 0, 0, 0, 0, nan, []float64{nan}, false},
@@ -136,15 +136,15 @@ func TestEvaluateSLO(t *testing.T) {
 			if r.Requests != tc.requests || r.Met != tc.met || math.Abs(r.GoodputRPS-tc.goodput) > 1e-12 {
 				t.Errorf("requests %d met %d goodput %g; want %d %d %g", r.Requests, r.Met, r.GoodputRPS, tc.requests, tc.met, tc.goodput)
 			}
-			if !same(r.Attainment, tc.attainment) {
-				t.Errorf("attainment %g; want %g", r.Attainment, tc.attainment)
+			if !same(val(r.Attainment), tc.attainment) {
+				t.Errorf("attainment %g; want %g", val(r.Attainment), tc.attainment)
 			}
 			if len(r.Thresholds) != len(tc.values) {
 				t.Fatalf("%d threshold results; want %d", len(r.Thresholds), len(tc.values))
 			}
 			for i, v := range tc.values {
-				if !same(r.Thresholds[i].Value, v) {
-					t.Errorf("threshold %s: value %g; want %g", r.Thresholds[i].Threshold, r.Thresholds[i].Value, v)
+				if !same(val(r.Thresholds[i].Value), v) {
+					t.Errorf("threshold %s: value %g; want %g", r.Thresholds[i].Threshold, val(r.Thresholds[i].Value), v)
 				}
 			}
 			if r.Pass != tc.pass {
@@ -152,6 +152,14 @@ func TestEvaluateSLO(t *testing.T) {
 			}
 		})
 	}
+}
+
+// val is *p, or NaN for nil.
+func val(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
 }
 
 // same compares floats, NaN equal to NaN.
@@ -173,9 +181,47 @@ func TestSLOPercentileMatchesSummary(t *testing.T) {
 	r := EvaluateSLO(recs, sum.DurationS, slo)
 	want := []float64{sum.TTFT.P50, sum.TTFT.P90, sum.TTFT.P99, sum.E2E.P95, sum.TPOT.Mean, sum.ITL.P99}
 	for i, w := range want {
-		if math.Abs(r.Thresholds[i].Value-w) > 1e-9*w {
-			t.Errorf("%s = %g; summary says %g", r.Thresholds[i].Threshold, r.Thresholds[i].Value, w)
+		if math.Abs(val(r.Thresholds[i].Value)-w) > 1e-9*w {
+			t.Errorf("%s = %g; summary says %g", r.Thresholds[i].Threshold, val(r.Thresholds[i].Value), w)
 		}
+	}
+}
+
+func TestFailedInDistribution(t *testing.T) {
+	r := EvaluateSLO([]Record{okRec(10, 100, 2), failedRec(), cancelledRec(), failedRec()}, 1, mustSLO(t, "ttft_ms:p50<=1000,ttft_ms:p90<=1000"))
+	for i, want := range []struct {
+		samples, failed int
+		pass            bool
+	}{{3, 2, false}, {3, 2, false}} {
+		got := r.Thresholds[i]
+		if got.Value != nil || got.Samples != want.samples || got.Failed != want.failed || got.Pass != want.pass {
+			t.Errorf("%s: %+v", got.Threshold, got)
+		}
+	}
+	one := EvaluateSLO([]Record{okRec(10, 100, 2), okRec(20, 100, 2), okRec(30, 100, 2), failedRec()}, 1, mustSLO(t, "ttft_ms:p50<=1000"))
+	if got := one.Thresholds[0]; val(got.Value) != 20 || got.Failed != 1 || !got.Pass {
+		t.Errorf("one failure in four, p50: %+v (value %g)", got, val(got.Value))
+	}
+}
+
+// TestSLOResultInline shows the intended use: a summary embeds a
+// *SLOResult, whose fields then sit beside the summary's own.
+func TestSLOResultInline(t *testing.T) {
+	type summary struct {
+		RequestsOK int `json:"requests_ok"`
+		*SLOResult
+	}
+	r := EvaluateSLO([]Record{okRec(10, 100, 3)}, 2, mustSLO(t, "e2e_ms<=200"))
+	b, err := marshal(summary{1, &r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"requests_ok":1,"slo":["e2e_ms<=200"],"slo_requests":1,"slo_met":1,"goodput_rps":0.5,"slo_attainment":1,"slo_thresholds":[],"slo_pass":false}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	if b, _ := marshal(summary{RequestsOK: 1}); string(b) != `{"requests_ok":1}` {
+		t.Errorf("without an SLO: %s", b)
 	}
 }
 
@@ -186,8 +232,8 @@ func TestSLOResultJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"slo":["ttft_ms:p99<=500","e2e_ms<=2000"],"requests":0,"met":0,"goodput_rps":0,"slo_attainment":null,` +
-		`"thresholds":[{"threshold":"ttft_ms:p99<=500","value":null,"samples":0,"pass":false}],"pass":false}`
+	const want = `{"slo":["ttft_ms:p99<=500","e2e_ms<=2000"],"slo_requests":0,"slo_met":0,"goodput_rps":0,"slo_attainment":null,` +
+		`"slo_thresholds":[{"threshold":"ttft_ms:p99<=500","value":null,"samples":0,"failed":0,"pass":false}],"slo_pass":false}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
@@ -195,7 +241,7 @@ func TestSLOResultJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if !math.IsNaN(back.Attainment) || !math.IsNaN(back.Thresholds[0].Value) || back.SLO.String() != slo.String() {
+	if back.Attainment != nil || back.Thresholds[0].Value != nil || back.SLO.String() != slo.String() {
 		t.Errorf("round trip: %+v", back)
 	}
 	full := EvaluateSLO([]Record{okRec(10, 100, 3)}, 1, slo)
