@@ -44,9 +44,13 @@
 //	    seed: 1                    # default 0
 //	    vocab: 32000               # default 32000
 //	    prefix_len: 0              # shared prefix tokens, default 0
-//	    fixed_length: false        # ask the server to ignore EOS
+//	    fixed_length: true         # ask the server for exactly output_len tokens
 //	    request_rate: 0            # arrival offsets at this mean rate (req/s); 0 = none
 //	    burstiness: 1              # gamma shape of the gaps, > 0
+//	    temperature: 0             # always sent
+//	    top_p: 0.9                 # sent only when given, in (0, 1]
+//	    top_k: 40                  # sent only when given, >= -1
+//	    request_seeds: true        # per-request sampling seeds when temperature > 0
 //	check:                         # pre-flight check (optional; defaults shown)
 //	  requests: 8                  # >= 1: the first N requests, temperature 0
 //	  on_mismatch: stop            # stop | continue

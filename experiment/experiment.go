@@ -99,7 +99,7 @@ type Workload struct {
 	Random *Random `json:"random,omitempty"`
 }
 
-// Random holds `servecmp workload random` settings.
+// Random holds `servecmp workload random` settings, with its defaults.
 type Random struct {
 	Num         int     `json:"num"`
 	InputLen    string  `json:"input_len"`  // workload.ParseLength syntax
@@ -107,9 +107,16 @@ type Random struct {
 	Seed        uint64  `json:"seed"`
 	Vocab       int     `json:"vocab"`
 	PrefixLen   int     `json:"prefix_len"`
-	FixedLength bool    `json:"fixed_length"`
+	FixedLength bool    `json:"fixed_length"` // default true
 	RequestRate float64 `json:"request_rate"`
 	Burstiness  float64 `json:"burstiness"`
+	// Sampling: temperature is always sent (default 0); top_p and top_k
+	// only when given; request_seeds (default true) gives each request
+	// its own sampling seed when temperature > 0.
+	Temperature  float64  `json:"temperature"`
+	TopP         *float64 `json:"top_p,omitempty"`
+	TopK         *int     `json:"top_k,omitempty"`
+	RequestSeeds bool     `json:"request_seeds"`
 }
 
 // Spec turns the settings into the generator's input.
@@ -122,9 +129,12 @@ func (r Random) Spec() (workload.RandomSpec, error) {
 	if err != nil {
 		return workload.RandomSpec{}, fmt.Errorf("output_len: %v", err)
 	}
+	temp := r.Temperature
 	return workload.RandomSpec{
 		Num: r.Num, InputLen: in, OutputLen: out, Seed: r.Seed, Vocab: r.Vocab, PrefixLen: r.PrefixLen,
 		FixedLength: r.FixedLength, RequestRate: r.RequestRate, Burstiness: r.Burstiness,
+		Sampling:     workload.Sampling{Temperature: &temp, TopP: r.TopP, TopK: r.TopK},
+		RequestSeeds: r.RequestSeeds,
 	}, nil
 }
 

@@ -224,7 +224,7 @@ func (p *parser) workload(n *yaml.Node, dir string) Workload {
 
 // random reads the generator's settings.
 func (p *parser) random(n *yaml.Node) *Random {
-	r := &Random{Vocab: workload.DefaultVocab, Burstiness: 1}
+	r := &Random{Vocab: workload.DefaultVocab, Burstiness: 1, FixedLength: true, RequestSeeds: true}
 	const w = "workload.random"
 	length := func(v *yaml.Node, key string) string {
 		s := p.nonEmpty(v, w+"."+key)
@@ -243,6 +243,19 @@ func (p *parser) random(n *yaml.Node) *Random {
 		"fixed_length": func(v *yaml.Node) { r.FixedLength = p.boolean(v, w+".fixed_length") },
 		"request_rate": func(v *yaml.Node) { r.RequestRate = p.number(v, w+".request_rate", false) },
 		"burstiness":   func(v *yaml.Node) { r.Burstiness = p.number(v, w+".burstiness", true) },
+		"temperature":  func(v *yaml.Node) { r.Temperature = p.number(v, w+".temperature", false) },
+		"top_p": func(v *yaml.Node) {
+			if x := p.number(v, w+".top_p", true); x <= 1 {
+				r.TopP = &x
+			} else {
+				p.errorf(v, "%s.top_p: must be <= 1, got %s", w, v.Value)
+			}
+		},
+		"top_k": func(v *yaml.Node) {
+			x := p.integer(v, w+".top_k", -1)
+			r.TopK = &x
+		},
+		"request_seeds": func(v *yaml.Node) { r.RequestSeeds = p.boolean(v, w+".request_seeds") },
 	})
 	if deref(n).Kind == yaml.MappingNode {
 		p.require(n, w, seen, "num", "input_len", "output_len")

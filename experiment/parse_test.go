@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
 func mustSLO(t *testing.T, s string) benchmark.SLO {
@@ -35,7 +36,8 @@ func TestIssueExample(t *testing.T) {
 			Command:  []string{"servecmp", "serve-sim", "--addr", "127.0.0.1:8002", "--model", "m", "--max-running", "32"},
 			ReadyURL: "http://127.0.0.1:8002/v1/models", ReadyTimeout: DefaultReadyTimeout, Grace: DefaultGrace,
 		}},
-		Workload: Workload{Random: &Random{Num: 64, InputLen: "128", OutputLen: "32", Seed: 1, Vocab: 32000, Burstiness: 1}},
+		Workload: Workload{Random: &Random{Num: 64, InputLen: "128", OutputLen: "32", Seed: 1, Vocab: 32000, Burstiness: 1,
+			FixedLength: true, RequestSeeds: true}},
 		Check:    Check{Requests: 8, OnMismatch: OnMismatchStop},
 		Sweep:    &Sweep{Kind: LoadConcurrency, Values: []float64{1, 4, 16}},
 		Runs:     Runs{Count: 3, Kind: LoadConcurrency, Value: 16, Order: OrderInterleaved},
@@ -44,10 +46,35 @@ func TestIssueExample(t *testing.T) {
 	}
 	if !reflect.DeepEqual(e, want) {
 		t.Errorf("got  %+v\nwant %+v", e, want)
+		t.Errorf("random: got %+v, want %+v", e.Workload.Random, want.Workload.Random)
+		t.Errorf("launch: got %+v, want %+v", e.B.Launch, want.B.Launch)
 	}
 	spec, err := e.Workload.Random.Spec()
-	if err != nil || spec.Num != 64 || spec.InputLen.String() != "128" || spec.OutputLen.String() != "32" || spec.Seed != 1 {
+	if err != nil || spec.Num != 64 || spec.InputLen.String() != "128" || spec.OutputLen.String() != "32" || spec.Seed != 1 ||
+		!spec.FixedLength || !spec.RequestSeeds || *spec.Sampling.Temperature != 0 || spec.Sampling.TopP != nil {
 		t.Errorf("Spec() = %+v, %v", spec, err)
+	}
+	if reqs, err := workload.Random(spec); err != nil || len(reqs) != 64 || reqs[0].MaxTokens != 32 || !reqs[0].FixedLength {
+		t.Errorf("materialised %d requests, %v", len(reqs), err)
+	}
+}
+
+func TestRandomSampling(t *testing.T) {
+	src := strings.Replace(base, "output_len: 4}", "output_len: 4, temperature: 0.7, top_p: 0.9, top_k: 40, request_seeds: false, fixed_length: false}", 1)
+	e, err := Parse("x.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := e.Workload.Random.Spec()
+	if err != nil || *spec.Sampling.Temperature != 0.7 || *spec.Sampling.TopP != 0.9 || *spec.Sampling.TopK != 40 ||
+		spec.RequestSeeds || spec.FixedLength {
+		t.Errorf("Spec() = %+v, %v", spec, err)
+	}
+	for _, bad := range []string{"top_p: 1.5", "top_k: -2", "temperature: -1"} {
+		src := strings.Replace(base, "output_len: 4}", "output_len: 4, "+bad+"}", 1)
+		if _, err := Parse("x.yaml", []byte(src)); err == nil || !strings.HasPrefix(err.Error(), "x.yaml:3: workload.random.") {
+			t.Errorf("%s: error %v", bad, err)
+		}
 	}
 }
 
