@@ -38,11 +38,11 @@ func TestIssueExample(t *testing.T) {
 		}},
 		Workload: Workload{Random: &Random{Num: 64, InputLen: "128", OutputLen: "32", Seed: 1, Vocab: 32000, Burstiness: 1,
 			FixedLength: true, RequestSeeds: true}},
-		Check:    Check{Requests: 8, OnMismatch: OnMismatchStop},
-		Sweep:    &Sweep{Kind: LoadConcurrency, Values: []float64{1, 4, 16}},
-		Runs:     Runs{Count: 3, Kind: LoadConcurrency, Value: 16, Order: OrderInterleaved},
-		SLO:      mustSLO(t, "ttft_ms:p99<=500,tpot_ms:p99<=50"),
-		Alpha:    DefaultAlpha,
+		Check: Check{Requests: 8, OnMismatch: OnMismatchStop},
+		Sweep: &Sweep{Kind: LoadConcurrency, Values: []float64{1, 4, 16}},
+		Runs:  Runs{Count: 3, Kind: LoadConcurrency, Value: 16, Order: OrderInterleaved},
+		SLO:   mustSLO(t, "ttft_ms:p99<=500,tpot_ms:p99<=50"),
+		Alpha: DefaultAlpha,
 	}
 	if !reflect.DeepEqual(e, want) {
 		t.Errorf("got  %+v\nwant %+v", e, want)
