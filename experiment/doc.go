@@ -98,7 +98,8 @@
 // experiment file's directory, in its own process group, with its
 // stdout and stderr in files of the output directory. It is ready when a
 // GET of ready_url answers 2xx; it is stopped with SIGTERM to its whole
-// group, then SIGKILL once the grace period has passed.
+// group, then SIGKILL once the grace period has passed. A program named
+// servecmp is the running servecmp binary (LaunchOptions.Self).
 //
 // # Steps
 //

@@ -25,6 +25,10 @@ type LaunchOptions struct {
 	Name   string
 	LogDir string
 	Dir    string // working directory; "" = the current one
+	// Self, when set, is run in place of a program named "servecmp", so
+	// that `launch: "servecmp serve-sim ..."` starts this very binary
+	// rather than whichever one PATH finds.
+	Self string
 	// Poll is the gap between readiness probes; 200ms when 0.
 	Poll time.Duration
 }
@@ -66,12 +70,16 @@ func Start(ctx context.Context, l Launch, o LaunchOptions) (*Process, error) {
 	if st, err := errf.Stat(); err == nil {
 		p.errOff = st.Size()
 	}
-	p.cmd = exec.Command(l.Command[0], l.Command[1:]...)
+	prog := l.Command[0]
+	if prog == "servecmp" && o.Self != "" {
+		prog = o.Self
+	}
+	p.cmd = exec.Command(prog, l.Command[1:]...)
 	p.cmd.Dir, p.cmd.Stdout, p.cmd.Stderr = o.Dir, out, errf
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := p.cmd.Start(); err != nil {
 		p.closeLogs()
-		return nil, fmt.Errorf("engine %s: launch %s: %v", o.Name, l.Command[0], err)
+		return nil, fmt.Errorf("engine %s: launch %s: %v", o.Name, prog, err)
 	}
 	go func() {
 		_ = p.cmd.Wait()

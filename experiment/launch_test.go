@@ -208,6 +208,23 @@ func TestLaunchReadyAndStop(t *testing.T) {
 	}
 }
 
+// TestLaunchSelf runs the "servecmp ..." form as this binary.
+func TestLaunchSelf(t *testing.T) {
+	addr := freeAddr(t)
+	l := launchSpec(t, "http://"+addr+"/v1/models", "serve", addr)
+	l.Command[0] = "servecmp"
+	o := opts(t)
+	o.Self = os.Args[0]
+	p, err := StartReady(context.Background(), l, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	gone(t, p.Pid())
+}
+
 func TestLaunchExitsAtOnce(t *testing.T) {
 	o := opts(t)
 	// Logs are appended: an earlier launch's stderr must not be quoted.
