@@ -8,12 +8,12 @@
 //
 // The file is YAML, read strictly: an unknown key, a duplicate key, a
 // value of the wrong kind or a value out of range is an error that names
-// the file and line ("exp.yaml:7: runs: unknown key \"cout\""); every
+// the file and line, as in exp.yaml:7: runs: unknown key "cout"; every
 // error found is reported, one per line. Durations are Go durations
 // ("500ms", "90s", "5m") or a bare number of seconds. Paths are relative
 // to the directory of the experiment file.
 //
-//	a:                        # engine A (required); b: engine B (required)
+//	a:                             # engine A (required)
 //	  url: http://127.0.0.1:8001   # required: base URL of the OpenAI-compatible server
 //	  model: m                     # required: the served model name
 //	  engine: vllm                 # optional: vllm, sglang, ...; detected when absent
@@ -34,6 +34,7 @@
 //	  graph_mode: cuda-graphs
 //	  cache_policy: prefix-cache
 //	  extra: {key: value}          # free-form manifest entries
+//	b: {url: "http://127.0.0.1:8002", model: m}  # engine B (required), the same keys
 //	intentional: [quantization]    # declared differences (compare --intentional)
 //	workload:                      # exactly one of file and random (required)
 //	  file: workload.jsonl         # a frozen workload (servecmp workload ...)
@@ -116,11 +117,26 @@
 //     runs done), i, workload.
 //   - profile-X: engine X, the runs' load, profile, workload.
 //   - analyze: the profile steps.
-//   - report: intentional, slo, alpha, check.on_mismatch and every step
-//     above.
+//   - report: intentional, slo, alpha, check.on_mismatch, runs.order
+//     and every step above.
 //
 // Formatting, comments and key order do not enter a key; a changed value
 // does. A step is done when its folder's step.json carries its key and the
 // status complete; a step that is not done is redone, and so is every step
 // that builds on one being redone.
+//
+// # Units and invariants
+//
+// Offered load is a concurrency (requests in flight, a whole number) or a
+// rate (requests per second); SLO limits are milliseconds; durations are
+// time.Duration; step times in step.json are RFC 3339 in UTC.
+//
+//   - An Experiment returned by Parse is valid as a whole: every field
+//     checked, every default filled in; nothing is checked later.
+//   - A step's outputs go to its own folder, and its step.json is written
+//     atomically after them: a step.json saying complete never sits beside
+//     half-written outputs. Begin empties the folder first.
+//   - Plan is a pure function of the experiment and the workload hash.
+//   - A launched engine runs in its own process group, and Stop leaves no
+//     member of that group alive.
 package experiment
