@@ -1,0 +1,123 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/servecmp/servecmp/benchmark"
+)
+
+// loadValue checks one offered load: concurrency is a whole number >= 1,
+// rate a number > 0.
+func (p *parser) loadValue(n *yaml.Node, where, kind string) float64 {
+	if kind == LoadConcurrency {
+		return float64(p.integer(n, where, 1))
+	}
+	return p.number(n, where, true)
+}
+
+// sweep reads the sweep: concurrency or rate values, strictly increasing.
+func (p *parser) sweep(n *yaml.Node) *Sweep {
+	s := &Sweep{}
+	values := func(kind string) func(*yaml.Node) {
+		return func(v *yaml.Node) {
+			s.Kind = kind
+			where := "sweep." + kind
+			p.list(v, where, func(i int, x *yaml.Node) {
+				val := p.loadValue(x, fmt.Sprintf("%s[%d]", where, i), kind)
+				if i > 0 && val <= s.Values[i-1] && val > 0 {
+					p.errorf(x, "%s: values must increase (%s after %g)", where, x.Value, s.Values[i-1])
+				}
+				s.Values = append(s.Values, val)
+			})
+		}
+	}
+	seen := p.fields(n, "sweep", map[string]func(*yaml.Node){
+		LoadConcurrency:      values(LoadConcurrency),
+		LoadRate:             values(LoadRate),
+		"warmup":             func(v *yaml.Node) { s.Warmup = p.integer(v, "sweep.warmup", 0) },
+		"reset_prefix_cache": func(v *yaml.Node) { s.ResetPrefixCache = p.boolean(v, "sweep.reset_prefix_cache") },
+	})
+	if deref(n).Kind == yaml.MappingNode {
+		s.Kind = p.oneOf(n, "sweep", seen, LoadConcurrency, LoadRate)
+	}
+	return s
+}
+
+// runs reads the repeated runs.
+func (p *parser) runs(n *yaml.Node) Runs {
+	r := Runs{Count: DefaultRunCount, Order: OrderInterleaved}
+	load := func(kind string) func(*yaml.Node) {
+		return func(v *yaml.Node) { r.Value = p.loadValue(v, "runs."+kind, kind) }
+	}
+	seen := p.fields(n, "runs", map[string]func(*yaml.Node){
+		"count":              func(v *yaml.Node) { r.Count = p.integer(v, "runs.count", 1) },
+		LoadConcurrency:      load(LoadConcurrency),
+		LoadRate:             load(LoadRate),
+		"order":              func(v *yaml.Node) { r.Order = p.choice(v, "runs.order", OrderInterleaved, OrderBlocked) },
+		"warmup":             func(v *yaml.Node) { r.Warmup = p.integer(v, "runs.warmup", 0) },
+		"reset_prefix_cache": func(v *yaml.Node) { r.ResetPrefixCache = p.boolean(v, "runs.reset_prefix_cache") },
+	})
+	if deref(n).Kind == yaml.MappingNode {
+		r.Kind = p.oneOf(n, "runs", seen, LoadConcurrency, LoadRate)
+	}
+	return r
+}
+
+// profile reads the profile request: after, then for or steps.
+func (p *parser) profile(n *yaml.Node) *Profile {
+	pr := &Profile{}
+	seen := p.fields(n, "profile", map[string]func(*yaml.Node){
+		"after": func(v *yaml.Node) { pr.After = p.duration(v, "profile.after") },
+		"for": func(v *yaml.Node) {
+			if pr.For = p.duration(v, "profile.for"); pr.For == 0 {
+				p.errorf(v, "profile.for: must be > 0")
+			}
+		},
+		"steps": func(v *yaml.Node) { pr.Steps = p.integer(v, "profile.steps", 1) },
+	})
+	if deref(n).Kind == yaml.MappingNode {
+		p.oneOf(n, "profile", seen, "for", "steps")
+	}
+	return pr
+}
+
+// slo reads metric → threshold(s): "p99<=500" (a distribution form) or
+// "<=500" (per request), or a list of them.
+func (p *parser) slo(n *yaml.Node) benchmark.SLO {
+	var out benchmark.SLO
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, "slo: want a mapping (metric: threshold), got %s", describe(n))
+		return nil
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], deref(n.Content[i+1])
+		metric := k.Value
+		p.list(v, "slo."+metric, func(_ int, x *yaml.Node) {
+			spec := strings.TrimSpace(p.str(x, "slo."+metric))
+			if spec == "" {
+				return
+			}
+			term := metric + ":" + spec
+			if strings.HasPrefix(spec, "<") {
+				term = metric + spec
+			}
+			t, err := benchmark.ParseThreshold(term)
+			if err != nil {
+				p.errorf(x, "slo.%s: %v", metric, err)
+				return
+			}
+			id := t.Metric + ":" + t.Stat
+			if line, dup := seen[id]; dup {
+				p.errorf(x, "slo.%s: a second %s threshold (first on line %d)", metric, id, line)
+				return
+			}
+			seen[id] = x.Line
+			out = append(out, t)
+		})
+	}
+	return out
+}
