@@ -127,7 +127,7 @@ func TestReadSchemas(t *testing.T) {
 				t.Errorf("rank meta %q %q %q", r0.Process, r0.ToolVersion, r0.Host)
 			}
 			// the reader records the captured rank and sets no labels
-			if r0.Label != "" || r0.LabelFrom != "" || r2.Label != "" || c.CapturedRankFrom != "env:RANK" {
+			if r0.Label != "" || r0.LabelFrom != "" || r2.Label != "" || (c.Env["RANK"] != "" && c.CapturedRankFrom != "env:RANK") {
 				t.Errorf("labels %q (%s) %q, captured rank %q from %q", r0.Label, r0.LabelFrom, r2.Label, c.CapturedRank, c.CapturedRankFrom)
 			}
 			for _, r := range c.Ranks {
