@@ -2,13 +2,10 @@ package classify
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -318,6 +315,12 @@ func Merge(rs ...*Report) (*Report, error) {
 	return out, nil
 }
 
+// AddWarnings adds report-level warnings, such as a capture's own (one
+// per input file, not per rank); the list stays sorted and deduplicated.
+func (r *Report) AddWarnings(ws ...string) {
+	r.Warnings = dedupe(append(r.Warnings, ws...))
+}
+
 func short(d string) string {
 	if d == "" {
 		return `""`
@@ -464,68 +467,6 @@ func (r *Report) Trim(n int) *Report {
 		out.Ranks[i] = &c
 	}
 	return &out
-}
-
-// WriteSummary writes r as a saved summary (schema SummarySchema): the
-// complete per-rank counters, so that Merge and compare can use it later.
-func (r *Report) WriteSummary(w io.Writer) error {
-	c := *r
-	c.Schema = SummarySchema
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(&c)
-}
-
-// WriteJSON writes r as the analyze --format json document (no schema).
-func (r *Report) WriteJSON(w io.Writer) error {
-	c := *r
-	c.Schema = ""
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(&c)
-}
-
-// ReadSummary reads a saved summary written by WriteSummary (analyze
-// --save, merge --save). It checks the schema, recomputes the derived
-// figures (shares, per-work, cross-rank) from the saved counters, and
-// refuses duplicate rank labels.
-func ReadSummary(rd io.Reader) (*Report, error) {
-	return readReport(rd, true)
-}
-
-// ReadReport reads either a saved summary or the analyze --format json
-// document (whose lists may be cut to the top N). Use ReadSummary where
-// complete counters matter (merging).
-func ReadReport(rd io.Reader) (*Report, error) {
-	return readReport(rd, false)
-}
-
-func readReport(rd io.Reader, strict bool) (*Report, error) {
-	dec := json.NewDecoder(rd)
-	var r Report
-	if err := dec.Decode(&r); err != nil {
-		if err == io.EOF {
-			return nil, errors.New("not a servecmp summary: empty file")
-		}
-		return nil, fmt.Errorf("not a servecmp summary: %w", err)
-	}
-	if r.Schema != SummarySchema && (strict || r.Schema != "") {
-		return nil, fmt.Errorf("not a servecmp summary: schema %s, want %s", strconv.Quote(r.Schema), SummarySchema)
-	}
-	if r.Ranks == nil {
-		return nil, errors.New("not a servecmp summary: no ranks")
-	}
-	for i, s := range r.Ranks {
-		if s == nil {
-			return nil, fmt.Errorf("summary: rank %d is null", i)
-		}
-		s.derive()
-		s.applyWork()
-	}
-	if err := r.finish(); err != nil {
-		return nil, err
-	}
-	return &r, nil
 }
 
 // ExplainEntry is one row of analyze --explain in report form.

@@ -62,7 +62,7 @@ func Summarize(c *event.Capture, rank *event.Rank, labels []Label, opt Options) 
 		return nil, err
 	}
 	s := &RankSummary{
-		Rank: rank.Label, LabelFrom: rank.LabelFrom, Source: rank.Source, Format: rank.Format,
+		Rank: rank.Label, LabelFrom: rank.LabelFrom, Source: rank.Source, Format: string(rank.Format),
 		Device: rank.Device, PID: rank.PID, GPU: rank.GPU, Host: rank.Host, ToolVersion: rank.ToolVersion,
 		Process:       rank.Process,
 		WindowStartNs: win.Start, WindowEndNs: win.End, WindowNs: win.Len(), WindowFrom: from,
@@ -72,9 +72,6 @@ func Summarize(c *event.Capture, rank *event.Rank, labels []Label, opt Options) 
 		s.GraphTraceMode = c.GraphTraceMode
 		if c.GraphTraceMode == "graph" && !launchesWithoutGraphs(rank) {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: CUDA graphs were traced whole, so kernels inside graphs are missing; re-record with nsys profile --cuda-graph-trace=node", rank.Source))
-		}
-		for _, w := range c.Warnings {
-			s.Warnings = append(s.Warnings, rank.Source+": "+w)
 		}
 	}
 

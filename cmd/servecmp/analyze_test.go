@@ -268,20 +268,6 @@ func TestAnalyzeErrors(t *testing.T) {
 	}
 }
 
-func TestParseDuration(t *testing.T) {
-	for in, want := range map[string]int64{"2": 2e9, "1.5s": 1.5e9, "200ms": 2e8, "3e9ns": 3e9, "10us": 1e4, "10µs": 1e4, "1m30s": 90e9, "0": 0} {
-		got, err := parseDuration(in)
-		if err != nil || got != want {
-			t.Errorf("parseDuration(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "-1", "abc", "1.5 parsecs", "NaN"} {
-		if _, err := parseDuration(in); err == nil {
-			t.Errorf("parseDuration(%q): no error", in)
-		}
-	}
-}
-
 func TestAnalyzeFlagsHaveUsage(t *testing.T) {
 	e := &env{ctx: context.Background(), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
 	for _, cmd := range []*cobra.Command{newAnalyzeCmd(e), newMergeCmd(e)} {
