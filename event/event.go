@@ -180,18 +180,18 @@ type Capture struct {
 	// else the first timestamp of the capture, set by the reader (kineto).
 	SessionStart int64
 	Env          map[string]string // captured environment of the profiled process; may be nil
-	// CapturedRank is the rank number the capture records for its
-	// profiled process, as text ("" when none), and CapturedRankFrom
-	// where it was found ("env:RANK", "trace:distributedInfo.rank").
-	// A raw fact: it names the capture's one process, so it says nothing
-	// about which rank is which when the capture holds several.
-	CapturedRank, CapturedRankFrom string
 	Ranks        []*Rank
 	Names        *Names
 	Shapes       *Shapes
 	// Warnings are counted repairs and caveats found while reading, such as
 	// dropped rows with end < start. They are data, not errors.
 	Warnings []string
+	// CapturedRank is the rank number the capture records for its
+	// profiled process, as text ("" when none), and CapturedRankFrom
+	// where it was found ("env:RANK", "trace:distributedInfo.rank").
+	// A raw fact: it names the capture's one process, so it says nothing
+	// about which rank is which when the capture holds several.
+	CapturedRank, CapturedRankFrom string
 }
 
 // Options selects what a reader loads besides device work.
