@@ -100,6 +100,14 @@ func (c kclass) glue() bool { return c >= kWorkspace && c <= kElementwise }
 // open reports whether context may re-home work of class c.
 func (c kclass) open() bool { return c >= kGemm }
 
+// kindOfClass is the structural kind of each rule class; a rule without a
+// class (kNone here) takes its kind from its region.
+var kindOfClass = [...]kclass{
+	rules.Gemm: kGemm, rules.Norm: kNorm, rules.Quant: kQuant, rules.SplitK: kSplitK,
+	rules.Workspace: kWorkspace, rules.Gather: kGather, rules.Copy: kCopy, rules.Elementwise: kElementwise,
+	rules.AttnCore: kAtt, rules.Comm: kComm, rules.Act: kFFN, rules.MoE: kFFN, rules.Embed: kEmb, rules.Sample: kSamp,
+}
+
 // classOf maps a name label to its structural kind.
 func classOf(set *rules.Set, lb Label) kclass {
 	if lb.Rule < 0 || set == nil || int(lb.Rule) >= len(set.Rules) {
@@ -109,33 +117,8 @@ func classOf(set *rules.Set, lb Label) kclass {
 		return kUnknown
 	}
 	r := &set.Rules[lb.Rule]
-	switch r.Class {
-	case "gemm":
-		return kGemm
-	case "norm":
-		return kNorm
-	case "quant":
-		return kQuant
-	case "splitk":
-		return kSplitK
-	case "workspace":
-		return kWorkspace
-	case "gather":
-		return kGather
-	case "copy":
-		return kCopy
-	case "elementwise":
-		return kElementwise
-	case "attn-core":
-		return kAtt
-	case "comm":
-		return kComm
-	case "act", "moe":
-		return kFFN
-	case "embed":
-		return kEmb
-	case "sample":
-		return kSamp
+	if int(r.Class) < len(kindOfClass) && kindOfClass[r.Class] != kNone {
+		return kindOfClass[r.Class]
 	}
 	return regionClass(r.Region)
 }

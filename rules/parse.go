@@ -273,11 +273,12 @@ func (p *parser) rule(pos int, item *yaml.Node) (Rule, bool) {
 	}
 
 	if v := vals["class"]; v != nil {
-		if !validClass(v.Value) {
-			p.errorf(v.Line, "%s: unknown class %q (want one of %s)", name, v.Value, quoteList(Classes))
+		c, valid := ParseClass(v.Value)
+		if !valid {
+			p.errorf(v.Line, "%s: unknown class %q (want one of %s)", name, v.Value, quoteList(ClassNames()))
 			ok = false
 		}
-		r.Class = v.Value
+		r.Class = c
 	}
 
 	pv, nv := vals["pattern"], vals["nvtx"]
