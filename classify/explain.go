@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/servecmp/servecmp/event"
+	"github.com/servecmp/servecmp/internal/interval"
 	"github.com/servecmp/servecmp/rules"
 )
 
@@ -90,12 +91,11 @@ func ExplainWindow(rank *event.Rank, set *rules.Set, labels []Label, start, end 
 			break
 		}
 		w := rank.Work[i]
-		if w.End <= start || w.Start >= end {
-			if !(w.Start == w.End && w.Start >= start && w.Start < end) {
-				continue
-			}
+		iv, inside := interval.ClipWork(w.Start, w.End, interval.Interval{Start: start, End: end})
+		if !inside {
+			continue
 		}
-		w.Start, w.End = max(w.Start, start), min(w.End, end)
+		w.Start, w.End = iv.Start, iv.End
 		in.Work = append(in.Work, w)
 		lab = append(lab, labels[i])
 	}

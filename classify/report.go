@@ -4,35 +4,12 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
 
 // SummarySchema identifies a saved summary file (analyze --save).
 const SummarySchema = "servecmp.summary/1"
-
-// WindowSpec chooses a rank's analysis window. With neither Explicit nor
-// NVTX set, the window is the rank's capture span. Times are ns. Summarize
-// counts an explicit Start/End from the session start (SessionOrigin);
-// ResolveWindow takes them as capture times.
-type WindowSpec struct {
-	Explicit   bool  // use [Start, End), cut to the capture span
-	Start, End int64 // ns
-	// NVTX, when set, spans from the first start to the last end of the
-	// rank's NVTX ranges and annotations whose text matches.
-	NVTX *regexp.Regexp
-	// SkipStart and SkipEnd trim the window's ends (ns).
-	SkipStart, SkipEnd int64
-}
-
-// Work is the work a rank completed within its window.
-type Work struct {
-	Requests     int64  `json:"requests"`
-	OutputTokens int64  `json:"output_tokens"`
-	InputTokens  int64  `json:"input_tokens"`
-	From         string `json:"from"` // "flag" (--work) or "iterations"
-}
 
 // RankSummary is everything servecmp reports about one rank: one (process,
 // device) group within its window. All times are ns; shares are fractions
