@@ -6,6 +6,7 @@ package classify
 
 import (
 	"cmp"
+	"container/heap"
 	"slices"
 
 	"github.com/servecmp/servecmp/event"
@@ -178,9 +179,39 @@ func clipSpan(w *event.Work, l Label, win interval.Interval) (span, bool) {
 // it: a stream runs its work one item at a time, so each stream's items are
 // (nearly always) already in start order in the table. It groups item
 // indices by stream (4 bytes per item), sorts the rare stream that is out of
-// order, and merges the streams with a small heap. Clipping to the window
-// keeps the order, since max(start, window start) is monotone.
+// order, and merges the streams with a heap. Clipping to the window keeps
+// the order, since max(start, window start) is monotone.
 func (m *measure) feedInOrder(work []event.Work, labels []Label, win interval.Interval) {
+	idx, off := streamRuns(work, win)
+	byStart := func(a, b uint32) int { return cmp.Compare(work[a].Start, work[b].Start) }
+	h := &runHeap{work: work, idx: idx}
+	for b := 0; b+1 < len(off); b++ {
+		run := idx[off[b]:off[b+1]]
+		if !slices.IsSortedFunc(run, byStart) {
+			slices.SortFunc(run, byStart)
+		}
+		if len(run) > 0 {
+			h.runs = append(h.runs, cursor{off[b], off[b+1]})
+		}
+	}
+	heap.Init(h)
+	for h.Len() > 0 {
+		k := idx[h.runs[0].pos]
+		if sp, ok := clipSpan(&work[k], labels[k], win); ok {
+			m.sw.feed(sp)
+		}
+		h.runs[0].pos++
+		if h.runs[0].pos == h.runs[0].end {
+			heap.Pop(h)
+		} else {
+			heap.Fix(h, 0)
+		}
+	}
+}
+
+// streamRuns groups the indices of the work with time inside win by
+// stream: run b is idx[off[b]:off[b+1]], in table order.
+func streamRuns(work []event.Work, win interval.Interval) (idx []uint32, off []int) {
 	// Bucket of each stream id: a slice for small ids, a map only for the
 	// few distinct large ones (looked up per item, never stored per item).
 	const direct = 1 << 12
@@ -206,70 +237,54 @@ func (m *measure) feedInOrder(work []event.Work, labels []Label, win interval.In
 		}
 		return b
 	}
+	inside := func(w *event.Work) bool {
+		iv, in := interval.ClipWork(w.Start, w.End, win)
+		return in && !iv.Empty()
+	}
 	n := 0
 	for i := range work {
-		if work[i].End > win.Start && work[i].Start < win.End && work[i].End > work[i].Start {
+		if inside(&work[i]) {
 			counts[bucket(work[i].Stream)]++
 			n++
 		}
 	}
-	off := make([]int, len(counts)+1)
+	off = make([]int, len(counts)+1)
 	for b, c := range counts {
 		off[b+1] = off[b] + c
 	}
-	idx := make([]uint32, n)
+	idx = make([]uint32, n)
 	next := slices.Clone(off[:len(counts)])
 	for i := range work {
-		if work[i].End > win.Start && work[i].Start < win.End && work[i].End > work[i].Start {
+		if inside(&work[i]) {
 			b := bucket(work[i].Stream)
 			idx[next[b]] = uint32(i)
 			next[b]++
 		}
 	}
-	byStart := func(a, b uint32) int { return cmp.Compare(work[a].Start, work[b].Start) }
-	type cursor struct{ pos, end int }
-	var heap []cursor
-	for b := range counts {
-		run := idx[off[b]:off[b+1]]
-		if !slices.IsSortedFunc(run, byStart) {
-			slices.SortFunc(run, byStart)
-		}
-		if len(run) > 0 {
-			heap = append(heap, cursor{off[b], off[b+1]})
-		}
-	}
-	less := func(i, j int) bool { return work[idx[heap[i].pos]].Start < work[idx[heap[j].pos]].Start }
-	down := func(i int) {
-		for {
-			c := 2*i + 1
-			if c >= len(heap) {
-				return
-			}
-			if c+1 < len(heap) && less(c+1, c) {
-				c++
-			}
-			if !less(c, i) {
-				return
-			}
-			heap[i], heap[c] = heap[c], heap[i]
-			i = c
-		}
-	}
-	for i := len(heap)/2 - 1; i >= 0; i-- {
-		down(i)
-	}
-	for len(heap) > 0 {
-		k := idx[heap[0].pos]
-		if sp, ok := clipSpan(&work[k], labels[k], win); ok {
-			m.sw.feed(sp)
-		}
-		heap[0].pos++
-		if heap[0].pos == heap[0].end {
-			heap[0] = heap[len(heap)-1]
-			heap = heap[:len(heap)-1]
-		}
-		down(0)
-	}
+	return idx, off
+}
+
+// cursor is the unread part [pos, end) of one stream's run in idx.
+type cursor struct{ pos, end int }
+
+// runHeap orders stream runs by the start of their next item
+// (container/heap).
+type runHeap struct {
+	work []event.Work
+	idx  []uint32
+	runs []cursor
+}
+
+func (h *runHeap) Len() int { return len(h.runs) }
+func (h *runHeap) Less(i, j int) bool {
+	return h.work[h.idx[h.runs[i].pos]].Start < h.work[h.idx[h.runs[j].pos]].Start
+}
+func (h *runHeap) Swap(i, j int) { h.runs[i], h.runs[j] = h.runs[j], h.runs[i] }
+func (h *runHeap) Push(x any)    { h.runs = append(h.runs, x.(cursor)) }
+func (h *runHeap) Pop() any {
+	last := h.runs[len(h.runs)-1]
+	h.runs = h.runs[:len(h.runs)-1]
+	return last
 }
 
 // multiCover returns the length of the instants in [from, to) covered by at
