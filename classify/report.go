@@ -445,13 +445,3 @@ func (r *Report) Trim(n int) *Report {
 	}
 	return &out
 }
-
-// ExplainEntry is one row of analyze --explain in report form.
-type ExplainEntry struct {
-	Name   string `json:"name"`
-	Region string `json:"region"`
-	Method string `json:"method"`
-	Rule   string `json:"rule"` // "" when no rule decided
-	Count  int    `json:"count"`
-	SumNs  int64  `json:"sum_ns"` // clipped to the window
-}
