@@ -12,6 +12,7 @@ import (
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/present"
 	"github.com/servecmp/servecmp/internal/table"
+	"github.com/servecmp/servecmp/rules"
 )
 
 // analyzeFlags are the flags of analyze (and, for output, of merge).
@@ -107,7 +108,7 @@ func runAnalyze(ctx context.Context, e *env, f *analyzeFlags, args []string) err
 	if err := f.checkOutput(); err != nil {
 		return err
 	}
-	set, err := loadRules(f.rulesFile, f.rulesAdd)
+	set, err := rules.Select(f.rulesFile, f.rulesAdd)
 	if err != nil {
 		return err
 	}
