@@ -47,8 +47,10 @@ type Options struct {
 }
 
 // Run analyses the inputs with the rule set and returns their report:
-// ranks in natural label order, warnings in Report.Warnings. The first
-// failure, in input order, is the error; a duplicate user label is one.
+// ranks in natural label order, warnings in Report.Warnings. A failure
+// stops the inputs not yet started; the error is the first failure in
+// input order among those tried (never the cancellation it caused). A
+// duplicate user label is an error.
 func Run(ctx context.Context, inputs []Input, set *rules.Set, opts Options) (*classify.Report, error) {
 	// A capture's few large slices live until the end: collecting garbage
 	// at the default pace only rescans them. Collect less often.
