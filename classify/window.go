@@ -39,8 +39,14 @@ func fromOrigin(t, origin int64) string {
 	return strconv.FormatFloat(float64(t-origin)/1e9, 'f', -1, 64) + "s"
 }
 
-// resolveWindow is ResolveWindow; its errors give times in seconds from
-// origin, the session start that --window counts from.
+// resolveWindow returns the rank's analysis window (capture times) and
+// where it came from ("capture", "range" or "nvtx"); see WindowSpec, whose
+// explicit Start/End the caller has already moved to capture times. An
+// explicit range is cut to the capture span, so that the window length
+// (the denominator of the busy share) counts only recorded time; a range
+// outside the span is an error, as is a window that skips leave empty.
+// Errors give times in seconds from origin, the session start that
+// --window counts from.
 func resolveWindow(rank *event.Rank, spec WindowSpec, origin int64) (interval.Interval, string, error) {
 	sec := func(t int64) string { return fromOrigin(t, origin) }
 	w := interval.Interval{Start: rank.SpanStart, End: rank.SpanEnd}
