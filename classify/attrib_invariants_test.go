@@ -33,11 +33,11 @@ func checkInvariants(t *testing.T, rk *event.Rank, set *rules.Set, byName, got [
 		if int(w.Name) < len(byName) {
 			name = byName[w.Name]
 		}
-		class := ""
+		var class rules.Class
 		if name.Rule >= 0 {
 			class = set.Rules[name.Rule].Class
 		}
-		open := name.Rule < 0 || rules.IsAmbiguous(class)
+		open := name.Rule < 0 || class.Ambiguous()
 		l := got[i]
 		switch {
 		case l.Method >= NumMethods || l.Region >= rules.NumRegions:

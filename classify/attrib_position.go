@@ -131,8 +131,26 @@ func (a *attributor) place(i int32, r rules.Region) {
 }
 
 // positionStream places the ambiguous work of one stream; seq is in start
-// order and next is scratch space of the same length.
+// order and next is scratch space of the same length. A stream without
+// any anchor (structural work or a collective) is left alone.
 func (a *attributor) positionStream(seq []int32, next []uint8) {
+	if !a.lookAhead(seq, next) {
+		return
+	}
+	st := walk{blk: noRegion, lastGemm: noRegion}
+	for j, i := range seq {
+		a.forward(&st, i, next[j])
+	}
+	a.consumers(seq)
+}
+
+// noRegion marks "no region known" in the positional walk.
+const noRegion = rules.Region(255)
+
+// lookAhead fills next[j] with the structural kind of the first anchor
+// after seq[j] (sEnd for none) and reports whether the stream has any
+// anchor at all.
+func (a *attributor) lookAhead(seq []int32, next []uint8) bool {
 	anchored := false
 	s := sEnd
 	for j := len(seq) - 1; j >= 0; j-- {
@@ -145,112 +163,131 @@ func (a *attributor) positionStream(seq []int32, next []uint8) {
 			anchored = true
 		}
 	}
-	if !anchored {
+	return anchored
+}
+
+// walk is the state of the forward walk over one stream.
+type walk struct {
+	blk            rules.Region // the block being walked (noRegion: unknown)
+	afterCore      bool         // inside an attention block, after its core kernel
+	gemmsAfterCore int          // GEMMs seen since the attention core
+	lastGemm       rules.Region // region of the GEMM just before (split-K and quant follow it)
+	prevComm       bool         // the last item that was not a copy is a collective
+	prevEmbed      bool         // the last item that was not glue is an embedding
+}
+
+// forward places item i from the blocks around it; nx is the structural
+// kind of the next anchor after it.
+func (a *attributor) forward(st *walk, i int32, nx uint8) {
+	c := a.class(&a.rank.Work[i])
+	if c == kCopy && st.prevComm {
+		a.place(i, rules.Communication)
 		return
 	}
-
-	const none = rules.Region(255)
-	blk := none
-	afterCore := false
-	gemmsAfterCore := 0
-	lastGemm := none
-	prevComm := false  // the last item that was not a copy is a collective
-	prevEmbed := false // the last item that was not glue is an embedding
-	for j, i := range seq {
-		c := a.class(&a.rank.Work[i])
-		if c == kCopy && prevComm {
-			a.place(i, rules.Communication)
-			continue
+	if c == kElementwise && st.prevEmbed {
+		a.place(i, rules.IO)
+		return
+	}
+	if c != kCopy {
+		st.prevComm = c == kComm
+	}
+	if c != kCopy && c != kElementwise {
+		st.prevEmbed = a.embedding(i)
+	}
+	nr, nok := sRegion(nx)
+	if !nok {
+		nr = noRegion
+	}
+	switch c {
+	case kAtt:
+		st.blk, st.afterCore, st.gemmsAfterCore = rules.Attention, true, 0
+	case kFFN:
+		st.blk, st.afterCore = rules.FFN, false
+	case kEmb, kSamp:
+		st.blk, st.afterCore = rules.IO, false
+	case kComm:
+		st.blk, st.afterCore = nr, false
+	case kNorm:
+		a.forwardNorm(st, i, nr)
+	case kGemm:
+		a.forwardGemm(st, i, nx, nr)
+		return
+	case kSplitK:
+		if st.lastGemm != noRegion {
+			a.place(i, st.lastGemm)
 		}
-		if c == kElementwise && prevEmbed {
+		return
+	case kGather:
+		if st.blk == rules.IO {
 			a.place(i, rules.IO)
-			continue
 		}
-		if c != kCopy {
-			prevComm = c == kComm
-		}
-		if c != kCopy && c != kElementwise {
-			prevEmbed = a.embedding(i)
-		}
-		nr, nok := sRegion(next[j])
-		if !nok {
-			nr = none
-		}
-		switch c {
-		case kAtt:
-			blk, afterCore, gemmsAfterCore = rules.Attention, true, 0
-		case kFFN:
-			blk, afterCore = rules.FFN, false
-		case kEmb, kSamp:
-			blk, afterCore = rules.IO, false
-		case kComm:
-			blk, afterCore = nr, false
-		case kNorm:
-			if a.placedByHost(i) {
-				blk, afterCore = a.out[i].Region, false
-				break
-			}
-			r := nr
-			if r == none && (blk == rules.FFN || blk == rules.IO) {
-				r = rules.IO // final norm at the end of the window
-			}
-			if r != none {
-				a.place(i, r)
-			}
-			blk, afterCore = r, false
-		case kGemm:
-			if a.placedByHost(i) {
-				// A GEMM placed by host context tells the block.
-				lastGemm = a.out[i].Region
-				if lastGemm != blk {
-					blk, afterCore = lastGemm, false
-				}
-				if afterCore {
-					gemmsAfterCore++
-				}
-				continue
-			}
-			r := none
-			switch {
-			case blk == rules.Attention && afterCore:
-				if gemmsAfterCore == 0 || next[j] == sAtt || nr == none {
-					r = rules.Attention
-				} else {
-					r = nr
-				}
-				gemmsAfterCore++
-			case blk != none:
-				r = blk
-			default:
-				r = nr
-			}
-			if r != none {
-				a.place(i, r)
-			}
-			lastGemm = r
-			continue
-		case kSplitK:
-			if lastGemm != none {
-				a.place(i, lastGemm)
-			}
-			continue
-		case kGather:
-			if blk == rules.IO {
-				a.place(i, rules.IO)
-			}
-		case kCopy, kElementwise:
-			if blk != none && blk == nr {
-				a.place(i, blk)
-			}
-		}
-		if c != kQuant && c != kWorkspace {
-			lastGemm = none
+	case kCopy, kElementwise:
+		if st.blk != noRegion && st.blk == nr {
+			a.place(i, st.blk)
 		}
 	}
+	if c != kQuant && c != kWorkspace {
+		st.lastGemm = noRegion
+	}
+}
 
-	// Consumers: walk backwards; quantisation, workspace and gather work
-	// takes the region of what comes right after it.
-	cons, consGemm := none, false
+// forwardNorm places a norm: it opens the block of the next anchor (a
+// final norm at the end of the window closes an ffn or io block).
+func (a *attributor) forwardNorm(st *walk, i int32, nr rules.Region) {
+	if a.placedByHost(i) {
+		st.blk, st.afterCore = a.out[i].Region, false
+		return
+	}
+	r := nr
+	if r == noRegion && (st.blk == rules.FFN || st.blk == rules.IO) {
+		r = rules.IO // final norm at the end of the window
+	}
+	if r != noRegion {
+		a.place(i, r)
+	}
+	st.blk, st.afterCore = r, false
+}
+
+// forwardGemm places a GEMM: in an attention block the first GEMM after
+// the core (the output projection) stays in attention, later ones go to
+// the next block; elsewhere it takes the current block, or the next one.
+func (a *attributor) forwardGemm(st *walk, i int32, nx uint8, nr rules.Region) {
+	if a.placedByHost(i) {
+		// A GEMM placed by host context tells the block.
+		st.lastGemm = a.out[i].Region
+		if st.lastGemm != st.blk {
+			st.blk, st.afterCore = st.lastGemm, false
+		}
+		if st.afterCore {
+			st.gemmsAfterCore++
+		}
+		return
+	}
+	r := noRegion
+	switch {
+	case st.blk == rules.Attention && st.afterCore:
+		if st.gemmsAfterCore == 0 || nx == sAtt || nr == noRegion {
+			r = rules.Attention
+		} else {
+			r = nr
+		}
+		st.gemmsAfterCore++
+	case st.blk != noRegion:
+		r = st.blk
+	default:
+		r = nr
+	}
+	if r != noRegion {
+		a.place(i, r)
+	}
+	st.lastGemm = r
+}
+
+// consumers walks backwards: quantisation, workspace and gather work takes
+// the region of what comes right after it, and a copy right before a
+// collective is communication.
+func (a *attributor) consumers(seq []int32) {
+	cons, consGemm := noRegion, false
 	nextComm := false // the next item that is not a copy is a collective
 	for j := len(seq) - 1; j >= 0; j-- {
 		i := seq[j]
@@ -259,13 +296,13 @@ func (a *attributor) positionStream(seq []int32, next []uint8) {
 			if nextComm {
 				a.place(i, rules.Communication)
 			}
-			cons = none
+			cons = noRegion
 			continue
 		}
 		nextComm = c == kComm
 		switch c {
 		case kGemm:
-			cons, consGemm = none, true
+			cons, consGemm = noRegion, true
 			if a.out[i].Method != Unmapped {
 				cons = a.out[i].Region
 			}
@@ -276,16 +313,16 @@ func (a *attributor) positionStream(seq []int32, next []uint8) {
 		case kQuant, kWorkspace, kGather:
 			// A quantisation kernel feeds a GEMM or an attention/ffn
 			// kernel; a workspace memset or a gather feeds a GEMM.
-			if cons != none && (c == kQuant || consGemm) {
+			if cons != noRegion && (c == kQuant || consGemm) {
 				a.place(i, cons)
 			}
-			cons = none
+			cons = noRegion
 			if a.out[i].Method != Unmapped {
 				cons = a.out[i].Region
 			}
 		case kSplitK:
 		default:
-			cons = none
+			cons = noRegion
 		}
 	}
 }

@@ -230,9 +230,9 @@ func TestExplainAndHints(t *testing.T) {
 	}
 	var found bool
 	for _, r := range rows {
-		if r.Name == "gemm" && r.Region == rules.FFN && r.Method == ByPosition {
+		if r.Name == "gemm" && r.Region == rules.FFN.String() && r.Method == ByPosition.String() {
 			found = true
-			if r.Count != 2 || r.SumNs != 20 || r.RuleID != "gemm" {
+			if r.Count != 2 || r.SumNs != 20 || r.Rule != "gemm" {
 				t.Errorf("ffn gemm row = %+v", r)
 			}
 		}

@@ -6,37 +6,44 @@ import (
 	"strings"
 
 	"github.com/servecmp/servecmp/event"
+	"github.com/servecmp/servecmp/internal/interval"
 	"github.com/servecmp/servecmp/rules"
 )
 
-// ExplainRow is one group of a rank's device work with the same name,
+// ExplainEntry is one group of a rank's device work with the same name,
 // region, method and deciding rule: enough for a reader to audit where any
-// number of the summary came from.
-type ExplainRow struct {
-	Name   string       // kernel / memcpy / memset name
-	Region rules.Region // final region
-	Method Method       // how the region was decided
-	// RuleID is the id of the deciding rule: the name rule for ByName and
+// number of the summary came from. It is the one explain row type, kept in
+// RankSummary.Explain (analyze --explain).
+type ExplainEntry struct {
+	Name   string `json:"name"`   // kernel / memcpy / memset name
+	Region string `json:"region"` // final region
+	Method string `json:"method"` // how the region was decided
+	// Rule is the id of the deciding rule: the name rule for ByName and
 	// ByPosition (the rule that said what the work is), the nvtx rule for
 	// ByNVTX and ByGraph, the name rule that flagged an unplaced ambiguous
 	// kernel for Unmapped; "" when no rule matched.
-	RuleID string
-	Count  int   // pieces of work
-	SumNs  int64 // summed duration, ns (overlaps are not merged)
+	Rule  string `json:"rule"`
+	Count int    `json:"count"`  // pieces of work
+	SumNs int64  `json:"sum_ns"` // summed duration, ns (overlaps are not merged)
 }
 
 // Explain groups a rank's work by (name, region, method, rule) with its
 // labels (from Attribute, same index as rank.Work). Rows are sorted by
-// SumNs descending, then name, region and method.
-func Explain(rank *event.Rank, set *rules.Set, labels []Label) []ExplainRow {
+// SumNs descending, then name, region and method (in their own order, not
+// by spelling), then rule id.
+func Explain(rank *event.Rank, set *rules.Set, labels []Label) []ExplainEntry {
 	type key struct {
 		name   uint32
 		region rules.Region
 		method Method
 		rule   int32
 	}
+	type group struct {
+		k key
+		e ExplainEntry
+	}
 	idx := map[key]int{}
-	var rows []ExplainRow
+	var rows []group
 	for i := range rank.Work {
 		if i >= len(labels) {
 			break
@@ -48,35 +55,35 @@ func Explain(rank *event.Rank, set *rules.Set, labels []Label) []ExplainRow {
 		if !ok {
 			j = len(rows)
 			idx[k] = j
-			id := ""
-			if set != nil && l.Rule >= 0 && int(l.Rule) < len(set.Rules) {
-				id = set.Rules[l.Rule].ID
-			}
-			name := ""
-			if rank.Names != nil {
-				name = rank.Names.Name(w.Name)
-			}
-			rows = append(rows, ExplainRow{Name: name, Region: l.Region, Method: l.Method, RuleID: id})
+			rows = append(rows, group{k, ExplainEntry{Name: nameOf(rank, w.Name), Region: l.Region.String(),
+				Method: l.Method.String(), Rule: ruleID(set, l.Rule)}})
 		}
-		rows[j].Count++
-		rows[j].SumNs += w.Dur()
+		rows[j].e.Count++
+		rows[j].e.SumNs += w.Dur()
 	}
-	slices.SortFunc(rows, func(a, b ExplainRow) int {
-		if c := cmp.Compare(b.SumNs, a.SumNs); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Name, b.Name); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.Region, b.Region); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.Method, b.Method); c != 0 {
-			return c
-		}
-		return strings.Compare(a.RuleID, b.RuleID)
+	slices.SortFunc(rows, func(a, b group) int {
+		return cmp.Or(cmp.Compare(b.e.SumNs, a.e.SumNs), strings.Compare(a.e.Name, b.e.Name),
+			cmp.Compare(a.k.region, b.k.region), cmp.Compare(a.k.method, b.k.method), strings.Compare(a.e.Rule, b.e.Rule))
 	})
-	return rows
+	out := make([]ExplainEntry, len(rows))
+	for i, g := range rows {
+		out[i] = g.e
+	}
+	return out
+}
+
+func nameOf(rank *event.Rank, id uint32) string {
+	if rank.Names == nil {
+		return ""
+	}
+	return rank.Names.Name(id)
+}
+
+func ruleID(set *rules.Set, rule int32) string {
+	if set == nil || rule < 0 || int(rule) >= len(set.Rules) {
+		return ""
+	}
+	return set.Rules[rule].ID
 }
 
 // ExplainWindow is Explain restricted to the work inside [start, end), with
@@ -90,19 +97,13 @@ func ExplainWindow(rank *event.Rank, set *rules.Set, labels []Label, start, end 
 			break
 		}
 		w := rank.Work[i]
-		if w.End <= start || w.Start >= end {
-			if !(w.Start == w.End && w.Start >= start && w.Start < end) {
-				continue
-			}
+		iv, inside := interval.ClipWork(w.Start, w.End, interval.Interval{Start: start, End: end})
+		if !inside {
+			continue
 		}
-		w.Start, w.End = max(w.Start, start), min(w.End, end)
+		w.Start, w.End = iv.Start, iv.End
 		in.Work = append(in.Work, w)
 		lab = append(lab, labels[i])
 	}
-	rows := Explain(&in, set, lab)
-	out := make([]ExplainEntry, len(rows))
-	for i, r := range rows {
-		out[i] = ExplainEntry{Name: r.Name, Region: r.Region.String(), Method: r.Method.String(), Rule: r.RuleID, Count: r.Count, SumNs: r.SumNs}
-	}
-	return out
+	return Explain(&in, set, lab)
 }

@@ -59,7 +59,7 @@ func TestNameLabels(t *testing.T) {
 			t.Errorf("%q: got %+v, want %+v", name, got[id], w)
 		}
 	}
-	if c := set.Rules[got[ids["nvjet_tst_64x8"]].Rule].Class; c != "gemm" || !rules.IsAmbiguous(c) {
+	if c := set.Rules[got[ids["nvjet_tst_64x8"]].Rule].Class; c != rules.Gemm || !c.Ambiguous() {
 		t.Errorf("class of the GEMM rule = %q", c)
 	}
 }

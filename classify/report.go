@@ -2,40 +2,14 @@ package classify
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 )
 
 // SummarySchema identifies a saved summary file (analyze --save).
 const SummarySchema = "servecmp.summary/1"
-
-// WindowSpec chooses a rank's analysis window. With neither Explicit nor
-// NVTX set, the window is the rank's capture span. Times are ns. Summarize
-// counts an explicit Start/End from the session start (SessionOrigin);
-// ResolveWindow takes them as capture times.
-type WindowSpec struct {
-	Explicit   bool  // use [Start, End), cut to the capture span
-	Start, End int64 // ns
-	// NVTX, when set, spans from the first start to the last end of the
-	// rank's NVTX ranges and annotations whose text matches.
-	NVTX *regexp.Regexp
-	// SkipStart and SkipEnd trim the window's ends (ns).
-	SkipStart, SkipEnd int64
-}
-
-// Work is the work a rank completed within its window.
-type Work struct {
-	Requests     int64  `json:"requests"`
-	OutputTokens int64  `json:"output_tokens"`
-	InputTokens  int64  `json:"input_tokens"`
-	From         string `json:"from"` // "flag" (--work) or "iterations"
-}
 
 // RankSummary is everything servecmp reports about one rank: one (process,
 // device) group within its window. All times are ns; shares are fractions
@@ -318,6 +292,12 @@ func Merge(rs ...*Report) (*Report, error) {
 	return out, nil
 }
 
+// AddWarnings adds report-level warnings, such as a capture's own (one
+// per input file, not per rank); the list stays sorted and deduplicated.
+func (r *Report) AddWarnings(ws ...string) {
+	r.Warnings = dedupe(append(r.Warnings, ws...))
+}
+
 func short(d string) string {
 	if d == "" {
 		return `""`
@@ -410,38 +390,6 @@ func spread(ranks []*RankSummary, f func(*RankSummary) int64) Spread {
 	return sp
 }
 
-// naturalCompare orders labels with digit runs compared as numbers, so
-// that "rank2" < "rank10" and "2" < "10".
-func naturalCompare(a, b string) int {
-	for a != "" && b != "" {
-		da, db := isDigit(a[0]), isDigit(b[0])
-		if da && db {
-			ra, rb := digitRun(a), digitRun(b)
-			na, nb := strings.TrimLeft(ra, "0"), strings.TrimLeft(rb, "0")
-			if c := cmp.Or(cmp.Compare(len(na), len(nb)), strings.Compare(na, nb), cmp.Compare(len(ra), len(rb))); c != 0 {
-				return c
-			}
-			a, b = a[len(ra):], b[len(rb):]
-			continue
-		}
-		if a[0] != b[0] {
-			return cmp.Compare(a[0], b[0])
-		}
-		a, b = a[1:], b[1:]
-	}
-	return cmp.Compare(len(a), len(b))
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func digitRun(s string) string {
-	i := 0
-	for i < len(s) && isDigit(s[i]) {
-		i++
-	}
-	return s[:i]
-}
-
 // Trim returns a copy of r whose per-rank lists keep only the top n
 // unmapped names and the top n shapes of each region (n <= 0 keeps all).
 func (r *Report) Trim(n int) *Report {
@@ -464,76 +412,4 @@ func (r *Report) Trim(n int) *Report {
 		out.Ranks[i] = &c
 	}
 	return &out
-}
-
-// WriteSummary writes r as a saved summary (schema SummarySchema): the
-// complete per-rank counters, so that Merge and compare can use it later.
-func (r *Report) WriteSummary(w io.Writer) error {
-	c := *r
-	c.Schema = SummarySchema
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(&c)
-}
-
-// WriteJSON writes r as the analyze --format json document (no schema).
-func (r *Report) WriteJSON(w io.Writer) error {
-	c := *r
-	c.Schema = ""
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(&c)
-}
-
-// ReadSummary reads a saved summary written by WriteSummary (analyze
-// --save, merge --save). It checks the schema, recomputes the derived
-// figures (shares, per-work, cross-rank) from the saved counters, and
-// refuses duplicate rank labels.
-func ReadSummary(rd io.Reader) (*Report, error) {
-	return readReport(rd, true)
-}
-
-// ReadReport reads either a saved summary or the analyze --format json
-// document (whose lists may be cut to the top N). Use ReadSummary where
-// complete counters matter (merging).
-func ReadReport(rd io.Reader) (*Report, error) {
-	return readReport(rd, false)
-}
-
-func readReport(rd io.Reader, strict bool) (*Report, error) {
-	dec := json.NewDecoder(rd)
-	var r Report
-	if err := dec.Decode(&r); err != nil {
-		if err == io.EOF {
-			return nil, errors.New("not a servecmp summary: empty file")
-		}
-		return nil, fmt.Errorf("not a servecmp summary: %w", err)
-	}
-	if r.Schema != SummarySchema && (strict || r.Schema != "") {
-		return nil, fmt.Errorf("not a servecmp summary: schema %s, want %s", strconv.Quote(r.Schema), SummarySchema)
-	}
-	if r.Ranks == nil {
-		return nil, errors.New("not a servecmp summary: no ranks")
-	}
-	for i, s := range r.Ranks {
-		if s == nil {
-			return nil, fmt.Errorf("summary: rank %d is null", i)
-		}
-		s.derive()
-		s.applyWork()
-	}
-	if err := r.finish(); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
-// ExplainEntry is one row of analyze --explain in report form.
-type ExplainEntry struct {
-	Name   string `json:"name"`
-	Region string `json:"region"`
-	Method string `json:"method"`
-	Rule   string `json:"rule"` // "" when no rule decided
-	Count  int    `json:"count"`
-	SumNs  int64  `json:"sum_ns"` // clipped to the window
 }

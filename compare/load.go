@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -106,38 +105,11 @@ func LoadRecords(path string) (Records, error) {
 }
 
 // LoadProfile reads an analysis: a saved summary (analyze --save) or the
-// analyze --format json document.
+// analyze --format json document, with its derived figures recomputed.
 func LoadProfile(path string) (Profile, error) {
-	data, err := os.ReadFile(path)
+	rep, err := classify.ReadReportFile(path)
 	if err != nil {
 		return Profile{}, err
-	}
-	var probe struct {
-		Schema string          `json:"schema"`
-		Ranks  json.RawMessage `json:"ranks"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return Profile{}, fmt.Errorf("%s: not an analysis: %v", path, err)
-	}
-	var rep *classify.Report
-	if probe.Schema != "" {
-		rep, err = classify.ReadSummary(bytes.NewReader(data))
-		if err != nil {
-			return Profile{}, fmt.Errorf("%s: %v", path, err)
-		}
-	} else {
-		if len(probe.Ranks) == 0 {
-			return Profile{}, fmt.Errorf("%s: not an analysis (no ranks)", path)
-		}
-		rep = &classify.Report{}
-		if err := json.Unmarshal(data, rep); err != nil {
-			return Profile{}, fmt.Errorf("%s: not an analysis: %v", path, err)
-		}
-	}
-	for i, r := range rep.Ranks {
-		if r == nil {
-			return Profile{}, fmt.Errorf("%s: rank %d is null", path, i)
-		}
 	}
 	if len(rep.Ranks) == 0 {
 		return Profile{}, errors.New(path + ": analysis has no ranks")

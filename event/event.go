@@ -18,6 +18,8 @@
 // Capture that is fully read may be shared by concurrent readers.
 package event
 
+import "bytes"
+
 // Kind is the kind of a piece of device work.
 type Kind uint8
 
@@ -103,12 +105,16 @@ type Shape struct {
 // Rank is one (process, device) group of device work with the host activity
 // of the same process. A rank's slices are in no particular order.
 type Rank struct {
-	Source      string // input file path
-	Format      string // "nsys" or "kineto"
-	PID         int64
-	Device      int32
-	Label       string // user-given LABEL, else rank from the captured environment, else derived from file, pid and device
-	LabelFrom   string // "user", "env:RANK", "env:LOCAL_RANK", ..., or "default"
+	Source string // input file path
+	Format Format
+	PID    int64
+	Device int32
+	// Label is the rank's display label and LabelFrom where it came from
+	// ("user", "env:RANK", ..., "trace:distributedInfo.rank" or "default").
+	// Readers leave both empty; package analysis decides them, in one
+	// place, from the user's LABEL and the capture's CapturedRank.
+	Label       string
+	LabelFrom   string
 	GPU         string // GPU name, "" when unknown
 	Host        string
 	ToolVersion string // profiler version, "" when unknown
@@ -127,10 +133,43 @@ type Rank struct {
 	Shapes *Shapes
 }
 
+// Format names an input format.
+type Format string
+
+// Input formats.
+const (
+	NSys   Format = "nsys"   // Nsight Systems SQLite export
+	Kineto Format = "kineto" // PyTorch-profiler (Kineto) trace, plain or gzip JSON
+)
+
+// SQLiteMagic starts every SQLite database file.
+var SQLiteMagic = []byte("SQLite format 3\x00")
+
+// IsGzip reports whether head starts with the gzip magic (1f 8b).
+func IsGzip(head []byte) bool { return len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b }
+
+// SniffFormat tells the format from head, the first bytes of a file: the
+// SQLite header means NSys; the gzip magic, or a JSON object or array
+// start after an optional byte-order mark and white space, means Kineto.
+// It returns "" when head matches neither.
+func SniffFormat(head []byte) Format {
+	switch {
+	case bytes.HasPrefix(head, SQLiteMagic):
+		return NSys
+	case IsGzip(head):
+		return Kineto
+	}
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		return Kineto
+	}
+	return ""
+}
+
 // Capture is everything read from one input file.
 type Capture struct {
 	Path        string
-	Format      string // "nsys" or "kineto"
+	Format      Format
 	ToolVersion string
 	Host        string
 	// GraphTraceMode is "graph" when CUDA graphs were traced whole (kernels
@@ -147,6 +186,12 @@ type Capture struct {
 	// Warnings are counted repairs and caveats found while reading, such as
 	// dropped rows with end < start. They are data, not errors.
 	Warnings []string
+	// CapturedRank is the rank number the capture records for its
+	// profiled process, as text ("" when none), and CapturedRankFrom
+	// where it was found ("env:RANK", "trace:distributedInfo.rank").
+	// A raw fact: it names the capture's one process, so it says nothing
+	// about which rank is which when the capture holds several.
+	CapturedRank, CapturedRankFrom string
 }
 
 // Options selects what a reader loads besides device work.

@@ -32,23 +32,12 @@ import (
 	"github.com/servecmp/servecmp/nsys"
 )
 
-// Format is a detected input format.
-type Format string
-
-// Input formats.
-const (
-	NSys   Format = "nsys"
-	Kineto Format = "kineto"
-)
-
-var sqliteMagic = []byte("SQLite format 3\x00")
-
 // ErrUnknownFormat means the content is neither an nsys SQLite export nor
 // a kineto trace.
 var ErrUnknownFormat = errors.New("not an Nsight Systems SQLite export or a PyTorch profiler trace (expected an SQLite, gzip or JSON file)")
 
 // Detect tells the format of the file at path from its first bytes.
-func Detect(path string) (Format, error) {
+func Detect(path string) (event.Format, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", fileErr(path, err)
@@ -57,7 +46,7 @@ func Detect(path string) (Format, error) {
 	return detect(path, f)
 }
 
-func detect(path string, f *os.File) (Format, error) {
+func detect(path string, f *os.File) (event.Format, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return "", fileErr(path, err)
@@ -75,20 +64,13 @@ func detect(path string, f *os.File) (Format, error) {
 	if n == 0 {
 		return "", fmt.Errorf("input: %s: empty file", path)
 	}
-	switch {
-	case bytes.HasPrefix(head, sqliteMagic):
-		return NSys, nil
-	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
-		return Kineto, nil
+	if f := event.SniffFormat(head); f != "" {
+		return f, nil
 	}
-	trimmed := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
-	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
-		return Kineto, nil
-	}
-	if len(trimmed) == 0 && n < probe {
+	if len(bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")) == 0 && n < probe {
 		return "", fmt.Errorf("input: %s: empty file (only white space)", path)
 	}
-	if bytes.HasPrefix(sqliteMagic, head) {
+	if bytes.HasPrefix(event.SQLiteMagic, head) {
 		return "", fmt.Errorf("input: %s: truncated SQLite file (%d bytes)", path, n)
 	}
 	return "", fmt.Errorf("input: %s: %w", path, ErrUnknownFormat)
@@ -112,7 +94,7 @@ func Open(ctx context.Context, path string, opts event.Options) (*event.Capture,
 		return nil, err
 	}
 	switch format {
-	case NSys:
+	case event.NSys:
 		f.Close()
 		return openNSys(ctx, path, opts)
 	default:
@@ -294,14 +276,14 @@ func looksLikeTrace(path string) bool {
 	defer f.Close()
 	head := make([]byte, 16)
 	n, _ := io.ReadFull(f, head)
-	if bytes.HasPrefix(head[:n], sqliteMagic) {
+	if event.SniffFormat(head[:n]) == event.NSys {
 		return true
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return false
 	}
 	var r io.Reader = f
-	if n >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+	if event.IsGzip(head[:n]) {
 		gz, err := gzip.NewReader(f)
 		if err != nil {
 			return false

@@ -85,7 +85,7 @@ func TestOpenLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	if len(c.Ranks) != 1 || len(c.Ranks[0].Work) != 200 || c.Ranks[0].Label != "2" {
+	if len(c.Ranks) != 1 || len(c.Ranks[0].Work) != 200 || c.CapturedRank != "2" {
 		t.Fatalf("capture: %d ranks", len(c.Ranks))
 	}
 	if after := sum(t, path); after != before {
@@ -249,12 +249,12 @@ func TestDetect(t *testing.T) {
 	zw.Close()
 	for name, tc := range map[string]struct {
 		b    []byte
-		want Format
+		want event.Format
 	}{
-		"a.json":    {[]byte("\n {\"traceEvents\": []}"), Kineto},
-		"b.gz":      {gz.Bytes(), Kineto},
-		"c.txt":     {[]byte("\xef\xbb\xbf[{}]"), Kineto},
-		"d.json.gz": {[]byte("SQLite format 3\x00 and more"), NSys}, // content wins over the name
+		"a.json":    {[]byte("\n {\"traceEvents\": []}"), event.Kineto},
+		"b.gz":      {gz.Bytes(), event.Kineto},
+		"c.txt":     {[]byte("\xef\xbb\xbf[{}]"), event.Kineto},
+		"d.json.gz": {[]byte("SQLite format 3\x00 and more"), event.NSys}, // content wins over the name
 	} {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, tc.b, 0o644)
@@ -348,7 +348,7 @@ func TestRealKinetoOpen(t *testing.T) {
 	}
 	opened := 0
 	for _, p := range files {
-		if f, err := Detect(p); err != nil || f != Kineto {
+		if f, err := Detect(p); err != nil || f != event.Kineto {
 			t.Errorf("%s: detected %q, %v", p, f, err)
 			continue
 		}

@@ -37,10 +37,10 @@ func nameCoverage(r *event.Rank, set *rules.Set) coverage {
 		cv.matched += d
 		rule := set.Rules[i]
 		cv.byRegion[rule.Region] += d
-		if !rules.IsAmbiguous(rule.Class) {
+		if !rule.Class.Ambiguous() {
 			cv.definite += d
 		}
-		if rule.Class != "elementwise" {
+		if rule.Class != rules.Elementwise {
 			cv.specific += d
 		}
 	}

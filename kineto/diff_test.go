@@ -192,7 +192,7 @@ func flatten(c *event.Capture) flat {
 	f := flat{Warnings: c.Warnings}
 	for _, r := range c.Ranks {
 		fr := flatRank{
-			Hdr:  [9]string{r.Source, r.Format, fmt.Sprint(r.PID), fmt.Sprint(r.Device), r.Label, r.LabelFrom, r.GPU, r.ToolVersion, r.Process},
+			Hdr:  [9]string{r.Source, string(r.Format), fmt.Sprint(r.PID), fmt.Sprint(r.Device), r.Label, r.LabelFrom, r.GPU, r.ToolVersion, r.Process},
 			Span: [2]int64{r.SpanStart, r.SpanEnd},
 		}
 		for _, w := range r.Work {

@@ -43,10 +43,10 @@
 // Ranks: one event.Rank per device that ran work in the file. Rank.PID is the
 // pid of that device's work events (Kineto writes the device index there on
 // CUDA; it is not the host process id). Device is args.device. When the
-// file holds one device and the trace records its torch.distributed rank
-// (distributedInfo.rank), Label is that rank ("3") with LabelFrom
-// "trace:distributedInfo.rank"; otherwise Label is "<file name>:<device>"
-// with LabelFrom "default". GPU is the name
+// trace records its torch.distributed rank (distributedInfo.rank, >= 0),
+// the capture's CapturedRank is that rank ("3") with CapturedRankFrom
+// "trace:distributedInfo.rank"; the reader sets no display labels
+// (package analysis does). GPU is the name
 // that deviceProperties gives the device id; when no entry has that id (ROCm
 // numbering can differ) and every entry names the same GPU, that name. A
 // file holds one host process: every rank of a file carries its own copy of
@@ -60,14 +60,12 @@ package kineto
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,23 +73,8 @@ import (
 	"github.com/servecmp/servecmp/event"
 )
 
-// Format is the value of Capture.Format and Rank.Format for this reader.
-const Format = "kineto"
-
 // ErrNoKernels is returned (wrapped) for a trace without GPU kernel events.
 var ErrNoKernels = errors.New("no GPU kernel events")
-
-// Sniff reports whether head, the first bytes of a file, looks like a Kineto
-// trace: gzip data (magic 1f 8b) or JSON text starting with '{' after
-// optional whitespace and byte-order mark.
-func Sniff(head []byte) bool {
-	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
-		return true
-	}
-	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	head = bytes.TrimLeft(head, " \t\r\n")
-	return len(head) > 0 && head[0] == '{'
-}
 
 // Read decodes the trace from r (gzip or plain JSON, told apart by content)
 // and returns its capture. path names the input in the capture; errors are
@@ -102,7 +85,7 @@ func Read(ctx context.Context, r io.Reader, path string, opts event.Options) (*e
 	head, _ := br.Peek(2)
 	var src io.Reader = br
 	var zerr *errRecorder
-	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+	if event.IsGzip(head) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("not readable as gzip: %v", gzipErr(err))
@@ -863,10 +846,13 @@ func (p *parser) capture() (*event.Capture, error) {
 	}
 	c := &event.Capture{
 		Path:        p.path,
-		Format:      Format,
+		Format:      event.Kineto,
 		ToolVersion: p.toolVersion(),
 		Names:       p.names,
 		Shapes:      p.shapes,
+	}
+	if p.distRank.ok && p.distRank.v >= 0 {
+		c.CapturedRank, c.CapturedRankFrom = strconv.FormatInt(p.distRank.v, 10), "trace:distributedInfo.rank"
 	}
 	if p.dropped > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("dropped %d events with negative duration", p.dropped))
@@ -890,7 +876,7 @@ func (p *parser) capture() (*event.Capture, error) {
 		d := p.devices[id]
 		rk := &event.Rank{
 			Source:      p.path,
-			Format:      Format,
+			Format:      event.Kineto,
 			PID:         d.pid,
 			Device:      id,
 			ToolVersion: c.ToolVersion,
@@ -905,7 +891,6 @@ func (p *parser) capture() (*event.Capture, error) {
 			rk.SpanStart = min(rk.SpanStart, p.hostMin)
 			rk.SpanEnd = max(rk.SpanEnd, p.hostMax)
 		}
-		rk.Label, rk.LabelFrom = p.label(id, len(ids) > 1)
 		rk.GPU = p.gpuName(id, c)
 		rk.Launches = p.launchesOf(d)
 		if len(p.ranges) > 0 {
@@ -935,13 +920,6 @@ func (p *parser) toolVersion() string {
 		v += strings.Join(p.versions, ", ")
 	}
 	return v
-}
-
-func (p *parser) label(id int32, several bool) (string, string) {
-	if p.distRank.ok && p.distRank.v >= 0 && !several {
-		return strconv.FormatInt(p.distRank.v, 10), "trace:distributedInfo.rank"
-	}
-	return filepath.Base(p.path) + ":" + strconv.Itoa(int(id)), "default"
 }
 
 func (p *parser) gpuName(id int32, c *event.Capture) string {

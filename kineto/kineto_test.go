@@ -49,27 +49,6 @@ func TestInterval(t *testing.T) {
 	}
 }
 
-func TestSniff(t *testing.T) {
-	tests := []struct {
-		head string
-		want bool
-	}{
-		{"\x1f\x8b\x08\x00", true},
-		{"{\"traceEvents\"", true},
-		{"  \n\t{", true},
-		{"\xef\xbb\xbf{", true},
-		{"SQLite format 3\x00", false},
-		{"[", false},
-		{"", false},
-		{"\x1f", false},
-	}
-	for _, tc := range tests {
-		if got := Sniff([]byte(tc.head)); got != tc.want {
-			t.Errorf("Sniff(%q) = %v, want %v", tc.head, got, tc.want)
-		}
-	}
-}
-
 // synthetic is a small trace with one event of each kind the reader cares
 // about, plus some it skips.
 const synthetic = `{
@@ -133,11 +112,11 @@ func TestReadSynthetic(t *testing.T) {
 				t.Fatalf("%d ranks", len(c.Ranks))
 			}
 			r0, r1 := c.Ranks[0], c.Ranks[1]
-			if r0.Device != 0 || r0.PID != 0 || r0.Label != "trace.pt.trace.json.gz:0" || r0.LabelFrom != "default" ||
+			if r0.Device != 0 || r0.PID != 0 || r0.Label != "" || r0.LabelFrom != "" ||
 				r0.GPU != "GPU Zero" || r0.Process != "python3" || r0.Format != "kineto" || r0.Source != c.Path {
 				t.Errorf("rank 0 header: %+v", r0)
 			}
-			if r1.Device != 1 || r1.PID != 1 || r1.Label != "trace.pt.trace.json.gz:1" || r1.GPU != "GPU One" {
+			if r1.Device != 1 || r1.PID != 1 || r1.Label != "" || r1.GPU != "GPU One" {
 				t.Errorf("rank 1 header: %+v", r1)
 			}
 			name := func(r *event.Rank, id uint32) string { return r.Names.Name(id) }
@@ -234,14 +213,11 @@ func TestReadLabelsAndGPUNames(t *testing.T) {
 	if c.Ranks[0].Device != 5 || c.Ranks[1].Device != 9 {
 		t.Errorf("devices %d, %d", c.Ranks[0].Device, c.Ranks[1].Device)
 	}
-	// two devices in one file: the file's rank does not tell them apart
+	// the reader sets no labels (package analysis does)
 	for _, r := range c.Ranks {
-		if r.LabelFrom != "default" || r.GPU != "AMD Instinct MI300X" {
+		if r.Label != "" || r.LabelFrom != "" || r.GPU != "AMD Instinct MI300X" {
 			t.Errorf("rank %+v", r)
 		}
-	}
-	if c.Ranks[0].Label != "t.json:5" || c.Ranks[1].Label != "t.json:9" {
-		t.Errorf("labels %q %q", c.Ranks[0].Label, c.Ranks[1].Label)
 	}
 	if len(c.Warnings) != 2 {
 		t.Errorf("warnings %q", c.Warnings)
@@ -253,8 +229,8 @@ func TestReadLabelsAndGPUNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := c.Ranks[0]; r.Label != "0" || r.LabelFrom != "trace:distributedInfo.rank" || r.GPU != "" {
-		t.Errorf("label %q from %q, gpu %q", r.Label, r.LabelFrom, r.GPU)
+	if r := c.Ranks[0]; c.CapturedRank != "0" || c.CapturedRankFrom != "trace:distributedInfo.rank" || r.Label != "" || r.GPU != "" {
+		t.Errorf("captured rank %q from %q, label %q, gpu %q", c.CapturedRank, c.CapturedRankFrom, r.Label, r.GPU)
 	}
 }
 

@@ -79,7 +79,7 @@ func classifyName(s *rules.Set, name string) verdict {
 		return verdict{id: "(unmapped)", region: rules.Other.String()}
 	}
 	r := s.Rules[i]
-	return verdict{r.ID, r.Region.String(), r.Class}
+	return verdict{r.ID, r.Region.String(), r.Class.String()}
 }
 
 // TestROCmRulesLeaveNVIDIANamesAlone: adding rocm.yaml after nvidia.yaml

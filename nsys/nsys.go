@@ -29,7 +29,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -75,7 +74,7 @@ type rankKey struct {
 // Read reads the export behind db. db must be a pool whose connections all
 // see the same file (opened read-only by the caller, as input.DSN does);
 // Read opens several connections from it at once for large tables. path is
-// used for labels and Rank.Source only.
+// used for Rank.Source only.
 //
 // Speed: with the mattn driver, integer columns are copied out by a C loop
 // over the connection's own SQLite handle; open the pool with _mutex=no
@@ -96,7 +95,7 @@ func Read(ctx context.Context, db *sql.DB, path string, opts event.Options) (*ev
 		return nil, err
 	}
 	r := &reader{ctx: ctx, db: db, s: s, path: path, opts: opts,
-		c: &event.Capture{Path: path, Format: "nsys", Names: event.NewNames(), Shapes: event.NewShapes()}}
+		c: &event.Capture{Path: path, Format: event.NSys, Names: event.NewNames(), Shapes: event.NewShapes()}}
 	if err := r.read(); err != nil {
 		return nil, err
 	}
@@ -340,7 +339,7 @@ func (r *reader) readWork() error {
 		parts = partition(all, keys, len(r.keys))
 	}
 	for i, k := range r.keys {
-		rk := &event.Rank{Source: r.path, Format: "nsys", PID: k.pid, Device: k.dev, Work: parts[i],
+		rk := &event.Rank{Source: r.path, Format: event.NSys, PID: k.pid, Device: k.dev, Work: parts[i],
 			Names: r.c.Names, Shapes: r.c.Shapes, SpanStart: -1, SpanEnd: -1}
 		for j := range rk.Work {
 			w := &rk.Work[j]
@@ -672,7 +671,7 @@ func (r *reader) finish(launches map[int64][]event.Launch, ranges map[int64][]ev
 		rk.GPU = r.gpuNames[rk.Device]
 		rk.Process = r.procNames[rk.PID]
 	}
-	r.label()
+	r.capturedRank()
 	return nil
 }
 
@@ -680,20 +679,13 @@ func (r *reader) finish(launches map[int64][]event.Launch, ranges map[int64][]ev
 // of preference.
 var rankEnvVars = []string{"RANK", "LOCAL_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"}
 
-func (r *reader) label() {
-	c := r.c
-	if len(c.Ranks) == 1 {
-		for _, v := range rankEnvVars {
-			if val, ok := c.Env[v]; ok && val != "" {
-				c.Ranks[0].Label = val
-				c.Ranks[0].LabelFrom = "env:" + v
-				return
-			}
+// capturedRank records the rank the captured environment names, a raw
+// fact; package analysis decides the display labels.
+func (r *reader) capturedRank() {
+	for _, v := range rankEnvVars {
+		if val, ok := r.c.Env[v]; ok && val != "" {
+			r.c.CapturedRank, r.c.CapturedRankFrom = val, "env:"+v
+			return
 		}
-	}
-	base := filepath.Base(r.path)
-	for _, rk := range c.Ranks {
-		rk.Label = fmt.Sprintf("%s:%d/%d", base, rk.PID, rk.Device)
-		rk.LabelFrom = "default"
 	}
 }

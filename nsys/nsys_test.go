@@ -126,14 +126,13 @@ func TestReadSchemas(t *testing.T) {
 			if r0.Process != wantProc || r0.ToolVersion != wantVersion || r0.Host != wantHost {
 				t.Errorf("rank meta %q %q %q", r0.Process, r0.ToolVersion, r0.Host)
 			}
-			// several ranks: default labels, even with RANK in the environment
-			base := filepath.Base(path)
-			if r0.Label != base+":100/0" || r0.LabelFrom != "default" || r2.Label != base+":200/0" {
-				t.Errorf("labels %q (%s) %q", r0.Label, r0.LabelFrom, r2.Label)
+			// the reader records the captured rank and sets no labels
+			if r0.Label != "" || r0.LabelFrom != "" || r2.Label != "" || (c.Env["RANK"] != "" && c.CapturedRankFrom != "env:RANK") {
+				t.Errorf("labels %q (%s) %q, captured rank %q from %q", r0.Label, r0.LabelFrom, r2.Label, c.CapturedRank, c.CapturedRankFrom)
 			}
 			for _, r := range c.Ranks {
 				if r.Source != path || r.Format != "nsys" || r.Names != c.Names || r.Shapes != c.Shapes {
-					t.Errorf("rank %s: source/format/tables not set", r.Label)
+					t.Errorf("rank %d/%d: source/format/tables not set", r.PID, r.Device)
 				}
 			}
 
@@ -321,7 +320,7 @@ func TestNameFallback(t *testing.T) {
 	}
 }
 
-func TestRankLabelFromEnv(t *testing.T) {
+func TestCapturedRankFromEnv(t *testing.T) {
 	for _, tc := range []struct {
 		schema    nsystest.Schema
 		env       [][2]string
@@ -332,8 +331,8 @@ func TestRankLabelFromEnv(t *testing.T) {
 		{nsystest.Schema2024, [][2]string{{"LOCAL_RANK", "3"}}, "3", "env:LOCAL_RANK"},
 		{nsystest.Schema2024, [][2]string{{"SLURM_PROCID", "6"}, {"OMPI_COMM_WORLD_RANK", "2"}}, "6", "env:SLURM_PROCID"},
 		{nsystest.Schema2022, [][2]string{{"OMPI_COMM_WORLD_RANK", "2"}}, "2", "env:OMPI_COMM_WORLD_RANK"}, // DeviceEnvironment only
-		{nsystest.Schema2024, nil, "report.sqlite:9/1", "default"},
-		{nsystest.Schema2021, [][2]string{{"RANK", "1"}}, "report.sqlite:9/1", "default"}, // 2021 records no env
+		{nsystest.Schema2024, nil, "", ""},
+		{nsystest.Schema2021, [][2]string{{"RANK", "1"}}, "", ""}, // 2021 records no env
 	} {
 		b := nsystest.New(tc.schema)
 		for _, e := range tc.env {
@@ -341,8 +340,8 @@ func TestRankLabelFromEnv(t *testing.T) {
 		}
 		b.Kernel(nsystest.K{PID: 9, Device: 1, Start: 10, End: 20, Name: "k"})
 		c := read(t, b.Write(t), event.Options{})
-		if r := c.Ranks[0]; r.Label != tc.label || r.LabelFrom != tc.labelFrom {
-			t.Errorf("%v %v: label %q from %q, want %q from %q", tc.schema, tc.env, r.Label, r.LabelFrom, tc.label, tc.labelFrom)
+		if c.CapturedRank != tc.label || c.CapturedRankFrom != tc.labelFrom || c.Ranks[0].Label != "" {
+			t.Errorf("%v %v: captured rank %q from %q, want %q from %q", tc.schema, tc.env, c.CapturedRank, c.CapturedRankFrom, tc.label, tc.labelFrom)
 		}
 		for _, e := range tc.env {
 			if tc.schema != nsystest.Schema2021 && c.Env[e[0]] != e[1] {

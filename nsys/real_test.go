@@ -177,7 +177,7 @@ func TestRealExports(t *testing.T) {
 			}
 			for _, r := range c.Ranks {
 				if r.SpanStart < 0 || r.SpanEnd < r.SpanStart {
-					t.Errorf("rank %s span %d..%d", r.Label, r.SpanStart, r.SpanEnd)
+					t.Errorf("rank %d/%d span %d..%d", r.PID, r.Device, r.SpanStart, r.SpanEnd)
 				}
 			}
 		})
@@ -190,8 +190,8 @@ func TestRealRankFromEnv(t *testing.T) {
 	if len(c.Ranks) != 1 {
 		t.Fatalf("ranks = %d", len(c.Ranks))
 	}
-	if r := c.Ranks[0]; r.Label != "0" || r.LabelFrom != "env:RANK" {
-		t.Errorf("label %q from %q, want 0 from env:RANK", r.Label, r.LabelFrom)
+	if c.CapturedRank != "0" || c.CapturedRankFrom != "env:RANK" {
+		t.Errorf("captured rank %q from %q, want 0 from env:RANK", c.CapturedRank, c.CapturedRankFrom)
 	}
 	if c.Env["WORLD_SIZE"] != "1" || c.Env["SLURM_PROCID"] != "0" {
 		t.Errorf("env WORLD_SIZE=%q SLURM_PROCID=%q", c.Env["WORLD_SIZE"], c.Env["SLURM_PROCID"])

@@ -57,8 +57,8 @@ func TestDefaultSet(t *testing.T) {
 			t.Errorf("%s: id %q already used at %s", where, r.ID, first)
 		}
 		ids[r.ID] = where
-		if r.Class != "" && !validClass(r.Class) {
-			t.Errorf("%s: class %q", where, r.Class)
+		if r.Class >= numClasses {
+			t.Errorf("%s: class %v", where, r.Class)
 		}
 		if (r.Name == nil) == (r.NVTX == nil) {
 			t.Errorf("%s: rule %d must have exactly one pattern", where, i)
@@ -80,11 +80,11 @@ func TestDefaultSet(t *testing.T) {
 		t.Errorf("Default shares its rule slice")
 	}
 	// Every class appears in the defaults, so none is dead.
-	used := map[string]bool{}
+	used := map[Class]bool{}
 	for _, r := range s.Rules {
 		used[r.Class] = true
 	}
-	for _, c := range Classes {
+	for c := Gemm; c < numClasses; c++ {
 		if !used[c] {
 			t.Errorf("class %q is used by no default rule", c)
 		}
@@ -169,7 +169,7 @@ func TestDefaultNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		m, r := nameMatch(s, tt.name)
-		class := r.Class
+		class := r.Class.String()
 		if m.rule == "-" {
 			class = "-"
 		}
@@ -230,11 +230,11 @@ func TestCorpus(t *testing.T) {
 		case !strings.HasPrefix(want, "ambiguous-") && m.region.String() == want:
 			tl.byName++
 			ok++
-		case IsAmbiguous(r.Class):
+		case r.Class.Ambiguous():
 			tl.ambiguous++
 			amb++
 			if fam, isAmb := strings.CutPrefix(want, "ambiguous-"); isAmb {
-				if family(r.Class) == fam {
+				if family(r.Class.String()) == fam {
 					famOK++
 				} else {
 					t.Logf("%s:%d: table says %s, rule %s has class %s: %.100s", path, line, want, m.rule, r.Class, name)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -198,26 +199,75 @@ func (p *parser) rule(pos int, item *yaml.Node) (Rule, bool) {
 		return Rule{}, false
 	}
 	r := Rule{File: p.file, Line: n.Line}
-	vals := map[string]*yaml.Node{}
-	keyLine := map[string]int{}
-	nulls := map[string]bool{}
+	f, ok := p.ruleFields(pos, n)
+	name := fmt.Sprintf("rule %d", pos)
+	if v := f.vals["id"]; v != nil {
+		if !idRE.MatchString(v.Value) {
+			p.errorf(v.Line, "rule %d: invalid id %q: use lower-case letters, digits, '.', '_' and '-'", pos, v.Value)
+			ok = false
+		} else {
+			r.ID = v.Value
+			name = fmt.Sprintf("rule %q", r.ID)
+		}
+	} else if f.missing("id") {
+		p.errorf(n.Line, "rule %d: missing id", pos)
+		ok = false
+	}
+	if v := f.vals["region"]; v != nil {
+		reg, good := ParseRegion(v.Value)
+		if !good {
+			p.errorf(v.Line, "%s: unknown region %q (want %s)", name, v.Value, quoteList(regionNames))
+			ok = false
+		}
+		r.Region = reg
+	} else if f.missing("region") {
+		p.errorf(n.Line, "%s: missing region", name)
+		ok = false
+	}
+	if v := f.vals["class"]; v != nil {
+		c, valid := ParseClass(v.Value)
+		if !valid {
+			p.errorf(v.Line, "%s: unknown class %q (want one of %s)", name, v.Value, quoteList(ClassNames()))
+			ok = false
+		}
+		r.Class = c
+	}
+	if !p.rulePattern(&r, name, n, f) {
+		ok = false
+	}
+	return r, ok
+}
+
+// fields are the keys of one rule mapping: the scalar values, the line of
+// every key seen, and the keys whose value is null.
+type fields struct {
+	vals    map[string]*yaml.Node
+	keyLine map[string]int
+	nulls   map[string]bool
+}
+
+// missing reports whether key is absent or empty; a key with a bad value
+// has been reported already.
+func (f *fields) missing(key string) bool {
+	_, had := f.keyLine[key]
+	return !had || f.nulls[key]
+}
+
+// ruleFields collects the keys of the rule mapping n, reporting
+// duplicate, unknown and non-string keys.
+func (p *parser) ruleFields(pos int, n *yaml.Node) (*fields, bool) {
+	f := &fields{vals: map[string]*yaml.Node{}, keyLine: map[string]int{}, nulls: map[string]bool{}}
 	ok := true
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], resolve(n.Content[i+1])
 		key := k.Value
-		if first, dup := keyLine[key]; dup {
+		if first, dup := f.keyLine[key]; dup {
 			p.errorf(k.Line, "rule %d: key %q given twice (first at line %d)", pos, key, first)
 			ok = false
 			continue
 		}
-		keyLine[key] = k.Line
-		known := false
-		for _, rk := range ruleKeys {
-			if rk == key {
-				known = true
-			}
-		}
-		if !known {
+		f.keyLine[key] = k.Line
+		if !slices.Contains(ruleKeys, key) {
 			p.errorf(k.Line, "rule %d: unknown key %q (allowed: %s)", pos, key, quoteList(ruleKeys))
 			ok = false
 			continue
@@ -234,83 +284,45 @@ func (p *parser) rule(pos int, item *yaml.Node) (Rule, bool) {
 			continue
 		}
 		if v.Tag == "!!null" {
-			nulls[key] = true // treated as missing below
+			f.nulls[key] = true // treated as missing
 			continue
 		}
-		vals[key] = v
+		f.vals[key] = v
 	}
+	return f, ok
+}
 
-	// missing: the key is absent or empty; a key with a bad value has
-	// been reported already.
-	missing := func(key string) bool {
-		_, had := keyLine[key]
-		return !had || nulls[key]
-	}
-	name := fmt.Sprintf("rule %d", pos)
-	if v := vals["id"]; v != nil {
-		if !idRE.MatchString(v.Value) {
-			p.errorf(v.Line, "rule %d: invalid id %q: use lower-case letters, digits, '.', '_' and '-'", pos, v.Value)
-			ok = false
-		} else {
-			r.ID = v.Value
-			name = fmt.Sprintf("rule %q", r.ID)
-		}
-	} else if missing("id") {
-		p.errorf(n.Line, "rule %d: missing id", pos)
-		ok = false
-	}
-
-	if v := vals["region"]; v != nil {
-		reg, good := ParseRegion(v.Value)
-		if !good {
-			p.errorf(v.Line, "%s: unknown region %q (want %s)", name, v.Value, quoteList(regionNames))
-			ok = false
-		}
-		r.Region = reg
-	} else if missing("region") {
-		p.errorf(n.Line, "%s: missing region", name)
-		ok = false
-	}
-
-	if v := vals["class"]; v != nil {
-		if !validClass(v.Value) {
-			p.errorf(v.Line, "%s: unknown class %q (want one of %s)", name, v.Value, quoteList(Classes))
-			ok = false
-		}
-		r.Class = v.Value
-	}
-
-	pv, nv := vals["pattern"], vals["nvtx"]
+// rulePattern compiles the rule's one pattern (a name pattern or an nvtx
+// pattern) into r, reporting both, neither, empty and invalid patterns.
+func (p *parser) rulePattern(r *Rule, name string, n *yaml.Node, f *fields) bool {
+	pv, nv := f.vals["pattern"], f.vals["nvtx"]
 	switch {
 	case pv != nil && nv != nil:
 		p.errorf(nv.Line, "%s: has both pattern and nvtx; give one", name)
-		ok = false
+		return false
 	case pv == nil && nv == nil:
-		if missing("pattern") && missing("nvtx") {
+		if f.missing("pattern") && f.missing("nvtx") {
 			p.errorf(n.Line, "%s: missing pattern (or nvtx)", name)
 		}
-		ok = false
-	default:
-		key, v := "pattern", pv
-		if nv != nil {
-			key, v = "nvtx", nv
-		}
-		if v.Value == "" {
-			p.errorf(v.Line, "%s: empty %s", name, key)
-			ok = false
-			break
-		}
-		re, err := regexp.Compile(v.Value)
-		if err != nil {
-			p.errorf(v.Line, "%s: invalid %s: %v", name, key, err)
-			ok = false
-			break
-		}
-		if key == "pattern" {
-			r.Name = re
-		} else {
-			r.NVTX = re
-		}
+		return false
 	}
-	return r, ok
+	key, v := "pattern", pv
+	if nv != nil {
+		key, v = "nvtx", nv
+	}
+	if v.Value == "" {
+		p.errorf(v.Line, "%s: empty %s", name, key)
+		return false
+	}
+	re, err := regexp.Compile(v.Value)
+	if err != nil {
+		p.errorf(v.Line, "%s: invalid %s: %v", name, key, err)
+		return false
+	}
+	if key == "pattern" {
+		r.Name = re
+	} else {
+		r.NVTX = re
+	}
+	return true
 }

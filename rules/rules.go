@@ -7,7 +7,7 @@
 //	rules:
 //	  - id: fa3-fwd           # unique within the file; [a-z0-9._-]+
 //	    region: attention     # attention | ffn | communication | io | other
-//	    class: attn-core      # optional, one of Classes
+//	    class: attn-core      # optional, a Class
 //	    pattern: '^flash_fwd' # RE2, matched against kernel/memcpy/memset names
 //	  - id: nvtx-qkv
 //	    region: attention
@@ -73,49 +73,11 @@ func ParseRegion(s string) (Region, bool) {
 	return Other, false
 }
 
-// Classes a rule may give a kernel besides its region, for context
-// attribution: an ambiguous class (gemm, norm, quant, splitk, workspace,
-// gather, copy, elementwise) may be re-homed by position; an anchor class
-// (attn-core, comm, act, moe, embed, sample) marks the structure of a layer.
-var Classes = []string{"gemm", "norm", "quant", "splitk", "workspace", "gather", "copy",
-	"attn-core", "comm", "act", "moe", "embed", "sample", "elementwise"}
-
-// IsAmbiguous reports whether class names work whose region cannot be told
-// from its name: a name rule of this class keeps its own region under
-// name-only classification, and context attribution may move it.
-func IsAmbiguous(class string) bool {
-	switch class {
-	case "gemm", "norm", "quant", "splitk", "workspace", "gather", "copy", "elementwise":
-		return true
-	}
-	return false
-}
-
-// IsAnchor reports whether class marks work that is unambiguous and
-// characteristic of a layer's structure (attention core, collectives,
-// activation, MoE, embedding, sampling).
-func IsAnchor(class string) bool {
-	switch class {
-	case "attn-core", "comm", "act", "moe", "embed", "sample":
-		return true
-	}
-	return false
-}
-
-func validClass(c string) bool {
-	for _, k := range Classes {
-		if k == c {
-			return true
-		}
-	}
-	return false
-}
-
 // Rule is one entry of a rule file. Exactly one of Name and NVTX is set.
 type Rule struct {
 	ID     string
 	Region Region
-	Class  string         // "" or one of Classes
+	Class  Class          // NoClass unless the rule gives one
 	Name   *regexp.Regexp // matched against kernel/memcpy/memset names
 	NVTX   *regexp.Regexp // matched against NVTX range, annotation and python-frame text
 	File   string

@@ -39,7 +39,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad region", "rules:\n  - id: a\n    region: mlp\n    pattern: a\n", []string{
 			`f.yaml:3: rule "a": unknown region "mlp" (want attention, ffn, communication, io, other)`}},
 		{"bad class", "rules:\n  - id: a\n    region: other\n    class: matmul\n    pattern: a\n", []string{
-			`f.yaml:4: rule "a": unknown class "matmul" (want one of ` + strings.Join(Classes, ", ") + `)`}},
+			`f.yaml:4: rule "a": unknown class "matmul" (want one of ` + strings.Join(ClassNames(), ", ") + `)`}},
 		{"missing pattern", "rules:\n  - id: a\n    region: ffn\n", []string{`f.yaml:2: rule "a": missing pattern (or nvtx)`}},
 		{"both pattern and nvtx", "rules:\n  - id: a\n    region: ffn\n    pattern: a\n    nvtx: b\n", []string{
 			`f.yaml:5: rule "a": has both pattern and nvtx; give one`}},
@@ -149,7 +149,7 @@ rules:
 		t.Fatalf("got %d rules, want 5", len(s.Rules))
 	}
 	r := s.Rules[0]
-	if r.ID != "fa3-fwd" || r.Region != Attention || r.Class != "attn-core" || r.Name == nil || r.NVTX != nil || r.File != "mine.yaml" || r.Line != 3 {
+	if r.ID != "fa3-fwd" || r.Region != Attention || r.Class != AttnCore || r.Name == nil || r.NVTX != nil || r.File != "mine.yaml" || r.Line != 3 {
 		t.Errorf("rule 0 = %+v", r)
 	}
 	if r := s.Rules[1]; r.NVTX == nil || r.Name != nil || r.Line != 7 {
@@ -282,4 +282,35 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestClass(t *testing.T) {
+	names := ClassNames()
+	if len(names) != int(numClasses)-1 {
+		t.Fatalf("%d class names", len(names))
+	}
+	amb, anc := 0, 0
+	for _, n := range names {
+		c, ok := ParseClass(n)
+		if !ok || c.String() != n || c == NoClass {
+			t.Errorf("ParseClass(%q) = %v, %v", n, c, ok)
+		}
+		if c.Ambiguous() == c.Anchor() {
+			t.Errorf("%s: ambiguous %v, anchor %v: want exactly one", n, c.Ambiguous(), c.Anchor())
+		}
+		if c.Ambiguous() {
+			amb++
+		} else {
+			anc++
+		}
+	}
+	if amb != 8 || anc != 6 {
+		t.Errorf("%d ambiguous, %d anchor classes", amb, anc)
+	}
+	if c, ok := ParseClass("tensor"); ok || c != NoClass {
+		t.Errorf("ParseClass(tensor) = %v, %v", c, ok)
+	}
+	if NoClass.Ambiguous() || NoClass.Anchor() || NoClass.String() != "" {
+		t.Error("NoClass")
+	}
 }

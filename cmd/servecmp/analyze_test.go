@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/classify"
+	"github.com/servecmp/servecmp/internal/golden"
 	"github.com/servecmp/servecmp/nsys/nsystest"
 )
 
@@ -105,25 +106,6 @@ func runCmd(t *testing.T, args []string, paths map[string]string) (code int, std
 // directory.
 var goldenDir, _ = filepath.Abs("testdata")
 
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join(goldenDir, name)
-	if os.Getenv("UPDATE_GOLDEN") != "" {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
-	}
-	if got != string(want) {
-		os.WriteFile(path+".got", []byte(got), 0o644)
-		t.Errorf("%s differs from the golden file; see %s.got (UPDATE_GOLDEN=1 refreshes)", name, path)
-	}
-}
-
 func TestAnalyzeGolden(t *testing.T) {
 	dir := t.TempDir()
 	servingExport(t, dir, "serving.sqlite", 100, "0", "")
@@ -133,9 +115,9 @@ func TestAnalyzeGolden(t *testing.T) {
 		golden string
 		args   []string
 	}{
-		{"analyze_text.golden", []string{"analyze", p}},
-		{"analyze_json.golden", []string{"analyze", "--format", "json", p}},
-		{"analyze_csv.golden", []string{"analyze", "--format", "csv", "--window", "2.5ms:4ms", p}},
+		{"analyze_text", []string{"analyze", p}},
+		{"analyze_json", []string{"analyze", "--format", "json", p}},
+		{"analyze_csv", []string{"analyze", "--format", "csv", "--window", "2.5ms:4ms", p}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			code, out, errOut := runCmd(t, tc.args, paths)
@@ -143,10 +125,7 @@ func TestAnalyzeGolden(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
 			// The one warning is the hint for the deliberately unknown kernel.
-			if n := strings.Count(errOut, "\n"); n != 1 || !strings.Contains(errOut, "hint: 2.0% of device time is unmapped") {
-				t.Errorf("stderr: %s", errOut)
-			}
-			checkGolden(t, tc.golden, out)
+			golden.Run(t, filepath.Join(goldenDir, tc.golden), out, errOut)
 		})
 	}
 }
@@ -209,7 +188,7 @@ func TestAnalyzeSaveMerge(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, e)
 	}
-	checkGolden(t, "merge_text.golden", out)
+	golden.Run(t, filepath.Join(goldenDir, "merge_text"), out, e)
 	// Merging the same summary twice repeats its rank label.
 	if code, _, e := runCmd(t, []string{"merge", s0, s0}, paths); code != 1 || !strings.Contains(e, `duplicate rank label "0"`) {
 		t.Errorf("duplicate: exit %d: %s", code, e)
@@ -265,20 +244,6 @@ func TestAnalyzeErrors(t *testing.T) {
 				t.Errorf("error is not one line: %q", e)
 			}
 		})
-	}
-}
-
-func TestParseDuration(t *testing.T) {
-	for in, want := range map[string]int64{"2": 2e9, "1.5s": 1.5e9, "200ms": 2e8, "3e9ns": 3e9, "10us": 1e4, "10µs": 1e4, "1m30s": 90e9, "0": 0} {
-		got, err := parseDuration(in)
-		if err != nil || got != want {
-			t.Errorf("parseDuration(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "-1", "abc", "1.5 parsecs", "NaN"} {
-		if _, err := parseDuration(in); err == nil {
-			t.Errorf("parseDuration(%q): no error", in)
-		}
 	}
 }
 
@@ -516,6 +481,76 @@ func TestAnalyzeSaveErrors(t *testing.T) {
 		line := strings.TrimSpace(e)
 		if code != 1 || strings.Count(line, "\n") != 0 || !strings.Contains(line, "--save "+save+":") {
 			t.Errorf("--save %s: exit %d, stderr %q; want exit 1 and one line naming it", save, code, e)
+		}
+	}
+}
+
+// TestSaveRefusesInputs: analyze --save and merge --save refuse a path
+// that is one of their inputs (directly, through a link, or inside an
+// input directory), before any work, and leave the input as it was.
+func TestSaveRefusesInputs(t *testing.T) {
+	dir := t.TempDir()
+	p := servingExport(t, dir, "r.sqlite", 100, "0", "")
+	s := filepath.Join(dir, "s.json")
+	if code, _, e := runCmd(t, []string{"analyze", "--save", s, p}, nil); code != 0 {
+		t.Fatalf("analyze --save: exit %d: %s", code, e)
+	}
+	link := filepath.Join(t.TempDir(), "link.sqlite")
+	if err := os.Symlink(p, link); err != nil {
+		t.Fatal(err)
+	}
+	sum := func(path string) [32]byte {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sha256.Sum256(b)
+	}
+	export0, summary0 := sum(p), sum(s)
+	for _, args := range [][]string{
+		{"analyze", "--save", p, p},
+		{"analyze", "--save", p, "x=" + p},
+		{"analyze", "--save", link, p},
+		{"analyze", "--save", p, "job=" + dir},
+		{"merge", "--save", s, s},
+		{"merge", "--format", "json", "--save", s, s},
+	} {
+		code, out, e := runCmd(t, args, nil)
+		if code != 1 || out != "" || !strings.Contains(e, "--save") || !strings.Contains(e, "is also an input") {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want exit 1 refusing the input", args, code, len(out), e)
+		}
+	}
+	if sum(p) != export0 || sum(s) != summary0 {
+		t.Error("an input was changed")
+	}
+	// The check comes before any work: a bad save path is reported even
+	// when the input could not be read.
+	bad := filepath.Join(dir, "bad.sqlite")
+	os.WriteFile(bad, []byte("SQLite format 3\x00 but then garbage"), 0o644)
+	if code, _, e := runCmd(t, []string{"analyze", "--save", filepath.Join(dir, "no", "s.json"), bad}, nil); code != 1 || !strings.Contains(e, "--save") {
+		t.Errorf("save checked after reading: exit %d, %q", code, e)
+	}
+}
+
+// TestSaveFileMode: --save writes a complete summary readable by all
+// (0644), and merge --save writes one that merges again.
+func TestSaveFileMode(t *testing.T) {
+	dir := t.TempDir()
+	p := servingExport(t, dir, "r.sqlite", 100, "0", "")
+	s, m := filepath.Join(dir, "s.json"), filepath.Join(dir, "m.json")
+	for _, args := range [][]string{{"analyze", "--save", s, p}, {"merge", "--save", m, s}} {
+		if code, _, e := runCmd(t, args, nil); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, e)
+		}
+	}
+	for _, path := range []string{s, m} {
+		st, err := os.Stat(path)
+		if err != nil || st.Mode().Perm() != 0o644 {
+			t.Errorf("%s: %v, mode %v", path, err, st.Mode())
+		}
+		r, err := classify.ReadSummaryFile(path)
+		if err != nil || len(r.Ranks) != 1 || r.Ranks[0].Rank != "0" {
+			t.Errorf("%s: %v", path, err)
 		}
 	}
 }

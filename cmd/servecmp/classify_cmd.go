@@ -11,35 +11,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// addRulesFlags registers --rules and --rules-add on cmd; loadRules turns
-// their values into a rule set.
+// addRulesFlags registers --rules and --rules-add on cmd; rules.Select
+// turns their values into a rule set.
 func addRulesFlags(cmd *cobra.Command, rulesFile, rulesAdd *string) {
 	cmd.Flags().StringVar(rulesFile, "rules", "", "use the rule file `FILE` instead of the built-in rules")
 	cmd.Flags().StringVar(rulesAdd, "rules-add", "", "put the rules of `FILE` ahead of the built-in (or --rules) rules")
-}
-
-// loadRules returns the rule set selected by --rules and --rules-add: the
-// built-in defaults, or rulesFile instead of them, with the rules of
-// rulesAdd (when given) ahead. Errors name the file and line.
-func loadRules(rulesFile, rulesAdd string) (*rules.Set, error) {
-	var set *rules.Set
-	if rulesFile != "" {
-		s, err := rules.Load(rulesFile)
-		if err != nil {
-			return nil, err
-		}
-		set = s
-	} else {
-		set = rules.Default()
-	}
-	if rulesAdd != "" {
-		add, err := rules.Load(rulesAdd)
-		if err != nil {
-			return nil, err
-		}
-		set = set.Prepend(add)
-	}
-	return set, nil
 }
 
 func newClassifyCmd(e *env) *cobra.Command {
@@ -66,26 +42,14 @@ kernels whose rule has an ambiguous class keep that rule's region here;
   servecmp classify --nvtx "{'Module': 'model.layers.0.self_attn.qkv_proj'}"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			set, err := loadRules(rulesFile, rulesAdd)
+			set, err := rules.Select(rulesFile, rulesAdd)
 			if err != nil {
 				return err
 			}
-			match := set.MatchName
-			if nvtx {
-				match = set.MatchNVTX
-			}
 			w := bufio.NewWriter(e.stdout)
 			emit := func(name string) {
-				region, id := rules.Other.String(), "-"
-				if i := match(name); i >= 0 {
-					region, id = set.Rules[i].Region.String(), set.Rules[i].ID
-				}
-				w.WriteString(region)
-				w.WriteByte('\t')
-				w.WriteString(id)
-				w.WriteByte('\t')
-				w.WriteString(name)
-				w.WriteByte('\n')
+				region, id := set.Lookup(name, nvtx)
+				fmt.Fprintf(w, "%s\t%s\t%s\n", region, id, name)
 			}
 			if len(args) > 0 {
 				for _, a := range args {
@@ -93,9 +57,10 @@ kernels whose rule has an ambiguous class keep that rule's region here;
 				}
 				return w.Flush()
 			}
+			ctx := cmd.Context()
 			if err := eachLine(cmd.InOrStdin(), func(line string) error {
-				if cmd.Context().Err() != nil {
-					return cmd.Context().Err()
+				if ctx.Err() != nil {
+					return ctx.Err()
 				}
 				if line != "" {
 					emit(line)
@@ -188,10 +153,7 @@ status is 1 when any file has an error.`,
 }
 
 func newRulesShowCmd(e *env) *cobra.Command {
-	var names []string
-	for _, f := range rules.DefaultFiles() {
-		names = append(names, strings.TrimSuffix(f.Name, ".yaml"))
-	}
+	names := rules.DefaultNames()
 	return &cobra.Command{
 		Use:   "show [" + strings.Join(names, "|") + "]",
 		Short: "Print the built-in rule files",
@@ -203,45 +165,12 @@ is a valid rule file to copy and edit:
   servecmp rules show nvidia > my-rules.yaml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			files := rules.DefaultFiles()
-			if len(args) == 1 {
-				want := strings.TrimSuffix(args[0], ".yaml")
-				for _, f := range files {
-					if strings.TrimSuffix(f.Name, ".yaml") == want {
-						_, err := e.stdout.Write(f.Data)
-						return err
-					}
-				}
-				return usagef("rules show: no built-in rule file %q (have %s)", args[0], strings.Join(names, ", "))
+			data, err := rules.DefaultText(strings.Join(args, ""))
+			if err != nil {
+				return usagef("rules show: %v", err)
 			}
-			// The whole output is one valid rule file, equal to the
-			// defaults: files after the first continue the first one's
-			// "rules:" list.
-			w := bufio.NewWriter(e.stdout)
-			for i, f := range files {
-				data := f.Data
-				if i > 0 {
-					w.WriteByte('\n')
-					data = continueRulesList(data)
-				}
-				fmt.Fprintf(w, "# ==> %s <==\n", f.Path)
-				w.Write(data)
-			}
-			return w.Flush()
+			_, err = e.stdout.Write(data)
+			return err
 		},
 	}
-}
-
-// continueRulesList turns a rule file's top-level "rules:" line into a
-// comment, so that its list items continue the list of a file printed
-// before it.
-func continueRulesList(data []byte) []byte {
-	lines := strings.SplitAfter(string(data), "\n")
-	for i, l := range lines {
-		if strings.TrimRight(l, " \r\n") == "rules:" {
-			lines[i] = "# rules: (continued)\n"
-			break
-		}
-	}
-	return []byte(strings.Join(lines, ""))
 }

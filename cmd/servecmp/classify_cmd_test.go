@@ -174,15 +174,3 @@ func TestRulesShow(t *testing.T) {
 		t.Errorf("no subcommand: exit %d, want 2", code)
 	}
 }
-
-func TestLoadRules(t *testing.T) {
-	def, err := loadRules("", "")
-	if err != nil || def.Digest != rules.Default().Digest {
-		t.Fatalf("defaults: %v", err)
-	}
-	add := writeFile(t, "add.yaml", "rules:\n  - id: mine\n    region: ffn\n    pattern: x\n")
-	s, err := loadRules("", add)
-	if err != nil || len(s.Rules) != len(def.Rules)+1 || s.Rules[0].ID != "mine" || s.Digest == def.Digest {
-		t.Fatalf("with --rules-add: %v", err)
-	}
-}

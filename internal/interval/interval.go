@@ -36,6 +36,19 @@ func Clip(i, w Interval) (Interval, bool) {
 	return out, out.End > out.Start
 }
 
+// ClipWork is the one rule for counting a piece of work [start, end) in a
+// window win: it returns the part inside win and whether the work counts
+// there at all. Work counts when some of it lies inside win (the returned
+// part has positive length), or when it has no length (end <= start) and
+// starts inside win: then it counts with no time, and the part returned
+// is [start, start).
+func ClipWork(start, end int64, win Interval) (Interval, bool) {
+	if end <= start {
+		return Interval{start, start}, start >= win.Start && start < win.End
+	}
+	return Clip(Interval{start, end}, win)
+}
+
 // Union sorts ivs by start (in place) and returns the disjoint, sorted
 // intervals covering the same instants. Empty intervals are dropped;
 // touching intervals are joined. The result reuses ivs' storage.

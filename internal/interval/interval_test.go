@@ -133,3 +133,28 @@ func BenchmarkUnion(b *testing.B) {
 		Union(c)
 	}
 }
+
+func TestClipWork(t *testing.T) {
+	win := Interval{10, 20}
+	for _, tc := range []struct {
+		start, end int64
+		want       Interval
+		in         bool
+	}{
+		{12, 15, Interval{12, 15}, true}, // inside
+		{5, 12, Interval{10, 12}, true},  // straddles the start
+		{18, 25, Interval{18, 20}, true}, // straddles the end
+		{5, 25, Interval{10, 20}, true},  // covers the window
+		{0, 10, Interval{}, false},       // ends at the window start
+		{20, 30, Interval{}, false},      // starts at the window end
+		{15, 15, Interval{15, 15}, true}, // zero length inside: counts, no time
+		{10, 10, Interval{10, 10}, true}, // zero length at the start
+		{20, 20, Interval{}, false},      // zero length at the end: outside
+		{5, 5, Interval{}, false},
+	} {
+		got, in := ClipWork(tc.start, tc.end, win)
+		if in != tc.in || (in && got != tc.want) {
+			t.Errorf("ClipWork(%d, %d) = %v, %v; want %v, %v", tc.start, tc.end, got, in, tc.want, tc.in)
+		}
+	}
+}

@@ -58,14 +58,14 @@ func layer1Count(rep *compare.Report) int {
 	return n
 }
 
-// col is a text column; num a float column shown with 4 significant digits.
-func col(name string) table.Column { return table.Column{Name: name} }
+// textCol is a text column; num a float column shown with 4 significant digits.
+func textCol(name string) table.Column { return table.Column{Name: name} }
 func num(name, unit string) table.Column {
 	return table.Column{Name: name, Unit: unit, Digits: 4}
 }
 
 func contractTable(rep *compare.Report) *table.Table {
-	t := &table.Table{Name: "contract", Title: "Resource contract and configuration", Columns: []table.Column{col("field"), col("a"), col("b")}}
+	t := &table.Table{Name: "contract", Title: "Resource contract and configuration", Columns: []table.Column{textCol("field"), textCol("a"), textCol("b")}}
 	for _, f := range rep.Contract {
 		t.Add(f.Name, orDash(f.A), orDash(f.B))
 	}
@@ -73,7 +73,7 @@ func contractTable(rep *compare.Report) *table.Table {
 }
 
 func differencesTable(rep *compare.Report) *table.Table {
-	t := &table.Table{Name: "differences", Title: "Differences between A and B", Columns: []table.Column{col("field"), col("a"), col("b"), col("status")}}
+	t := &table.Table{Name: "differences", Title: "Differences between A and B", Columns: []table.Column{textCol("field"), textCol("a"), textCol("b"), textCol("status")}}
 	for _, x := range rep.Differences {
 		st := "differs"
 		switch {
@@ -94,9 +94,9 @@ func metricsTable(rep *compare.Report) *table.Table {
 	p := num("p", table.Count)
 	p.Floor = 1e-4
 	t := &table.Table{Name: "metrics", Title: "Serving metrics (delta = (B-A)/A; verdict a/b = that side is better, ~ = not distinguishable)",
-		Columns: []table.Column{col("metric"), col("unit"), num("a", table.Count), num("b", table.Count), num("delta", "%"),
-			col("verdict"), p, num("ci_low", table.Count), num("ci_high", table.Count),
-			col("method"), {Name: "n_a", Unit: table.Count}, {Name: "n_b", Unit: table.Count}}}
+		Columns: []table.Column{textCol("metric"), textCol("unit"), num("a", table.Count), num("b", table.Count), num("delta", "%"),
+			textCol("verdict"), p, num("ci_low", table.Count), num("ci_high", table.Count),
+			textCol("method"), {Name: "n_a", Unit: table.Count}, {Name: "n_b", Unit: table.Count}}}
 	for _, x := range rep.Metrics {
 		t.Add(x.Name, x.Unit, x.A, x.B, orNil(x.DeltaPct), x.Verdict, orNil(x.PValue),
 			orNil(x.CILow), orNil(x.CIHigh), x.Method, int64(x.NA), int64(x.NB))
@@ -108,7 +108,7 @@ func metricsTable(rep *compare.Report) *table.Table {
 }
 
 func countsTable(rep *compare.Report) *table.Table {
-	t := &table.Table{Name: "counts", Title: "Totals over all runs", Columns: []table.Column{col("figure"), num("a", table.Count), num("b", table.Count)}}
+	t := &table.Table{Name: "counts", Title: "Totals over all runs", Columns: []table.Column{textCol("figure"), num("a", table.Count), num("b", table.Count)}}
 	for _, x := range rep.Counts {
 		t.Add(x.Name, x.A, x.B)
 	}
@@ -117,7 +117,7 @@ func countsTable(rep *compare.Report) *table.Table {
 
 func serverTable(rep *compare.Report) *table.Table {
 	t := &table.Table{Name: "server_metrics", Title: "Server-side metrics (scraped; gauges: in-window peak over runs and mean level; counters: largest and mean increase per run)",
-		Columns: []table.Column{col("metric"), col("unit"), col("kind"), num("peak_a", table.Count), num("peak_b", table.Count),
+		Columns: []table.Column{textCol("metric"), textCol("unit"), textCol("kind"), num("peak_a", table.Count), num("peak_b", table.Count),
 			num("mean_a", table.Count), num("mean_b", table.Count)}}
 	for _, m := range rep.Server {
 		t.Add(m.Name, m.Unit, m.Kind, orNil(m.PeakA), orNil(m.PeakB), orNil(m.MeanA), orNil(m.MeanB))
@@ -150,7 +150,7 @@ func gpuTables(g *compare.GPUTime) []*table.Table {
 	var ts []*table.Table
 	for _, sd := range []gpuSide{{"a", g.A}, {"b", g.B}} {
 		if sd.s != nil {
-			ts = append(ts, regionsTable(sd))
+			ts = append(ts, gpuRegionsTable(sd))
 		}
 	}
 	if len(g.Deltas) > 0 {
@@ -159,9 +159,9 @@ func gpuTables(g *compare.GPUTime) []*table.Table {
 	return append(ts, bottleneckTables(g)...)
 }
 
-func regionsTable(sd gpuSide) *table.Table {
+func gpuRegionsTable(sd gpuSide) *table.Table {
 	t := &table.Table{Name: "regions_" + sd.name, Title: fmt.Sprintf("GPU time by region, %s (bottleneck rank %s)", strings.ToUpper(sd.name), sd.s.BottleneckRank),
-		Columns: []table.Column{col("rank"), col("gpu"), col("region"), {Name: "count", Unit: table.Count}, {Name: "busy", Unit: table.NS},
+		Columns: []table.Column{textCol("rank"), textCol("gpu"), textCol("region"), {Name: "count", Unit: table.Count}, {Name: "busy", Unit: table.NS},
 			{Name: "summed", Unit: table.NS}, num("busy_share", table.Share), {Name: "busy_per_req", Unit: table.NSPerReq},
 			{Name: "busy_per_tok", Unit: table.NSPerTok}}}
 	for _, rk := range sd.s.Ranks {
@@ -177,7 +177,7 @@ func regionsTable(sd gpuSide) *table.Table {
 func deltasTable(g *compare.GPUTime) *table.Table {
 	unit := map[string]string{"output_token": table.NSPerTok, "request": table.NSPerReq, "none": table.NS}[g.Basis]
 	t := &table.Table{Name: "region_deltas", Title: "Region deltas, bottleneck rank A vs bottleneck rank B (busy per " + g.Basis + ")",
-		Columns: []table.Column{col("region"), {Name: "a", Unit: unit}, {Name: "b", Unit: unit}, num("delta", "%"),
+		Columns: []table.Column{textCol("region"), {Name: "a", Unit: unit}, {Name: "b", Unit: unit}, num("delta", "%"),
 			num("share_a", table.Share), num("share_b", table.Share)}}
 	for _, d := range g.Deltas {
 		t.Add(d.Region, orNil(d.PerWorkA), orNil(d.PerWorkB), orNil(d.DeltaPct), d.BusyShareA, d.BusyShareB)
@@ -189,12 +189,12 @@ func deltasTable(g *compare.GPUTime) *table.Table {
 // of each side's bottleneck rank.
 func bottleneckTables(g *compare.GPUTime) []*table.Table {
 	sh := &table.Table{Name: "shapes", Title: "Top launch shapes per region (bottleneck ranks)",
-		Columns: []table.Column{col("side"), col("rank"), col("region"), col("grid"), col("block"), {Name: "count", Unit: table.Count},
+		Columns: []table.Column{textCol("side"), textCol("rank"), textCol("region"), textCol("grid"), textCol("block"), {Name: "count", Unit: table.Count},
 			{Name: "summed", Unit: table.NS}, num("region_share", table.Share)}}
 	it := &table.Table{Name: "iterations", Title: "Iteration mix and tokens per iteration (bottleneck ranks)",
-		Columns: []table.Column{col("side"), col("rank"), col("bucket"), {Name: "iterations", Unit: table.Count}}}
+		Columns: []table.Column{textCol("side"), textCol("rank"), textCol("bucket"), {Name: "iterations", Unit: table.Count}}}
 	un := &table.Table{Name: "unmapped", Title: "Unmapped device work (top names, bottleneck ranks)",
-		Columns: []table.Column{col("side"), col("rank"), col("name"), {Name: "count", Unit: table.Count}, {Name: "summed", Unit: table.NS}, num("share", table.Share)}}
+		Columns: []table.Column{textCol("side"), textCol("rank"), textCol("name"), {Name: "count", Unit: table.Count}, {Name: "summed", Unit: table.NS}, num("share", table.Share)}}
 	for _, sd := range []gpuSide{{"A", g.A}, {"B", g.B}} {
 		b := sd.s.Bottleneck()
 		if b == nil {
@@ -231,14 +231,6 @@ func addIterations(t *table.Table, side string, b *classify.RankSummary) {
 // LaunchDims writes a kernel launch's grid or block dimension as 132x1x1.
 func LaunchDims(d [3]int32) string {
 	return fmt.Sprintf("%dx%dx%d", d[0], d[1], d[2])
-}
-
-// orNil is *p, or nil (no value) for a nil p.
-func orNil(p *float64) any {
-	if p == nil {
-		return nil
-	}
-	return *p
 }
 
 func appendOnce(s []string, v string) []string {

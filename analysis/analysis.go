@@ -1,0 +1,198 @@
+// Package analysis runs servecmp analyze: it reads every input capture,
+// decides the rank labels, classifies and summarizes every rank, and
+// returns one classify.Report. The command line only parses flags, calls
+// Run and picks an encoder.
+//
+// Invariants:
+//   - ranks are never summed: the report lists them side by side;
+//   - rank labels are decided here and nowhere else (see labels.go);
+//     readers leave event.Rank.Label empty;
+//   - warnings and hints are data: Run returns them in Report.Warnings
+//     (sorted, deduplicated), never prints them; a capture's own warnings
+//     appear once per input file, hints once per rank;
+//   - at most Options.Parallelism files or ranks are worked on at a time;
+//     the result does not depend on the order in which they finish.
+//
+// Times are ns throughout, as in package classify.
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync"
+
+	"github.com/servecmp/servecmp/classify"
+	"github.com/servecmp/servecmp/event"
+	"github.com/servecmp/servecmp/input"
+	"github.com/servecmp/servecmp/rules"
+)
+
+// Input is one capture to analyse: a file path and the label the user gave
+// it ("" for none).
+type Input struct {
+	Label, Path string
+}
+
+// Options are the choices of one analysis.
+type Options struct {
+	Summary classify.Options // window, iteration pattern, known work
+	// Explain fills every rank's Explain list (analyze --explain).
+	Explain bool
+	// Parallelism caps the files and ranks worked on at once; 0 means
+	// GOMAXPROCS.
+	Parallelism int
+}
+
+// Run analyses the inputs with the rule set and returns their report:
+// ranks in natural label order, warnings in Report.Warnings. A failure
+// stops the inputs not yet started; the error is the first failure in
+// input order among those tried (never the cancellation it caused). A
+// duplicate user label is an error.
+func Run(ctx context.Context, inputs []Input, set *rules.Set, opts Options) (*classify.Report, error) {
+	// A capture's few large slices live until the end: collecting garbage
+	// at the default pace only rescans them. Collect less often.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	if len(inputs) == 0 {
+		return nil, errors.New("analysis: no inputs")
+	}
+	results, err := runAll(ctx, inputs, set, opts)
+	if err != nil {
+		return nil, err
+	}
+	var ranks []*classify.RankSummary
+	var warns []string
+	for _, r := range results {
+		ranks = append(ranks, r.ranks...)
+		warns = append(warns, r.warnings...)
+	}
+	qualifyDuplicates(ranks)
+	rep, err := classify.NewReport(set.Digest, ranks)
+	if err != nil {
+		return nil, err
+	}
+	rep.AddWarnings(warns...)
+	return rep, nil
+}
+
+// fileResult is what one input yields: its ranks' summaries and the
+// capture's own warnings.
+type fileResult struct {
+	ranks    []*classify.RankSummary
+	warnings []string
+}
+
+// runAll works on every input at once, at most opts.Parallelism of them
+// (and of their ranks) busy at a time. The result is in input order.
+func runAll(ctx context.Context, inputs []Input, set *rules.Set, opts Options) ([]fileResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	n := opts.Parallelism
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	sem := make(chan struct{}, n)
+	out := make([]fileResult, len(inputs))
+	errs := make([]error, len(inputs))
+	var wg sync.WaitGroup
+	for i, in := range inputs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = runOne(ctx, sem, in, set, opts)
+			if errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	// Report the first real failure in input order, not a cancellation it caused.
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// acquire takes a slot of sem, or gives up when ctx ends.
+func acquire(ctx context.Context, sem chan struct{}) error {
+	select {
+	case sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// runOne reads one input (holding one slot), labels its ranks, then
+// summarizes each rank in its own goroutine (one slot each).
+func runOne(ctx context.Context, sem chan struct{}, in Input, set *rules.Set, opts Options) (fileResult, error) {
+	if err := acquire(ctx, sem); err != nil {
+		return fileResult{}, err
+	}
+	c, err := input.Open(ctx, in.Path, event.Context)
+	if err != nil {
+		<-sem
+		return fileResult{}, err
+	}
+	byName := classify.NameLabels(set, c.Names)
+	<-sem
+	if len(c.Ranks) == 0 {
+		return fileResult{}, fmt.Errorf("%s: no ranks with device work", in.Path)
+	}
+	labelRanks(in.Label, c)
+	res := fileResult{ranks: make([]*classify.RankSummary, len(c.Ranks))}
+	for _, w := range c.Warnings {
+		res.warnings = append(res.warnings, c.Path+": "+w)
+	}
+	errs := make([]error, len(c.Ranks))
+	var wg sync.WaitGroup
+	for i, rk := range c.Ranks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if errs[i] = acquire(ctx, sem); errs[i] != nil {
+				return
+			}
+			defer func() { <-sem }()
+			res.ranks[i], errs[i] = summarize(c, rk, set, byName, opts)
+		}()
+	}
+	wg.Wait()
+	// One line for the user: the first rank's failure (the others of the
+	// file usually fail the same way).
+	for _, err := range errs {
+		if err != nil {
+			return fileResult{}, err
+		}
+	}
+	return res, nil
+}
+
+// summarize attributes and summarizes one rank, adding its hints as
+// warnings and, when asked, its explain rows.
+func summarize(c *event.Capture, rk *event.Rank, set *rules.Set, byName []classify.Label, opts Options) (*classify.RankSummary, error) {
+	labels := classify.Attribute(rk, set, byName)
+	rs, err := classify.Summarize(c, rk, labels, opts.Summary)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range classify.Hints(rk, labels) {
+		rs.Warnings = append(rs.Warnings, hintWarning(rs.Rank, h))
+	}
+	if opts.Explain {
+		rs.Explain = classify.ExplainWindow(rk, set, labels, rs.WindowStartNs, rs.WindowEndNs)
+	}
+	return rs, nil
+}
+
+// hintWarning is the warning line of one capture hint for a rank.
+func hintWarning(rank, hint string) string { return "rank " + rank + ": hint: " + hint }

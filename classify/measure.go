@@ -1,0 +1,335 @@
+// This file measures one rank: the counters per region, method, name
+// and shape, and one sweep over the work in start order for the busy
+// (union) times.
+
+package classify
+
+import (
+	"cmp"
+	"container/heap"
+	"slices"
+
+	"github.com/servecmp/servecmp/event"
+	"github.com/servecmp/servecmp/internal/interval"
+	"github.com/servecmp/servecmp/rules"
+)
+
+// span is one piece of device work clipped to the window, packed into 16
+// bytes: the start, and the duration (< 2^55 ns, over a year) shifted left
+// by 8 above a tag byte holding the region (bits 0-6) and a kernel flag
+// (bit 7).
+type span struct {
+	start int64
+	dt    uint64
+}
+
+const kernelBit = 0x80
+
+func (s span) end() int64     { return s.start + int64(s.dt>>8) }
+func (s span) region() uint8  { return uint8(s.dt) &^ kernelBit }
+func (s span) isKernel() bool { return uint8(s.dt)&kernelBit != 0 }
+func mkSpan(start, end int64, region uint8, kernel bool) span {
+	tag := uint64(region)
+	if kernel {
+		tag |= kernelBit
+	}
+	return span{start, uint64(end-start)<<8 | tag}
+}
+
+type agg struct{ count, sum int64 }
+
+// measure accumulates one rank's counters and intervals.
+type measure struct {
+	regions  [rules.NumRegions]agg
+	methods  [NumMethods]agg
+	kernels  agg
+	all      agg
+	unmapped []agg // by name id
+	shapes   []agg // by shape id * NumRegions + region
+	nshapes  int
+
+	streaming bool // work arrives in start order: feed sw directly
+	sw        sweeper
+
+	busy, kernelBusy, commBusy, nonCommBusy, multi int64
+	regionBusy                                     [rules.NumRegions]int64
+}
+
+// newMeasure prepares to measure rank. When its work is already in start
+// order, spans go straight to the sweeper as they are counted; otherwise
+// sweep puts them in order afterwards.
+func newMeasure(rank *event.Rank) *measure {
+	m := &measure{}
+	m.streaming = slices.IsSortedFunc(rank.Work, func(a, b event.Work) int { return cmp.Compare(a.Start, b.Start) })
+	if rank.Shapes != nil {
+		m.nshapes = rank.Shapes.Len()
+		m.shapes = make([]agg, m.nshapes*rules.NumRegions)
+	}
+	return m
+}
+
+func (m *measure) add(w *event.Work, l Label, win interval.Interval) {
+	iv, in := interval.ClipWork(w.Start, w.End, win)
+	if !in {
+		return
+	}
+	d := iv.Len()
+	r := l.Region
+	if r >= rules.NumRegions {
+		r = rules.Other
+	}
+	meth := l.Method
+	if meth >= NumMethods {
+		meth = Unmapped
+	}
+	m.all.count++
+	m.all.sum += d
+	m.regions[r].count++
+	m.regions[r].sum += d
+	m.methods[meth].count++
+	m.methods[meth].sum += d
+	isKernel := w.Kind == event.Kernel
+	if isKernel {
+		m.kernels.count++
+		m.kernels.sum += d
+	}
+	if meth == Unmapped {
+		if int(w.Name) >= len(m.unmapped) {
+			m.unmapped = slices.Grow(m.unmapped, int(w.Name)+1-len(m.unmapped))
+			m.unmapped = m.unmapped[:cap(m.unmapped)]
+		}
+		m.unmapped[w.Name].count++
+		m.unmapped[w.Name].sum += d
+	}
+	if w.Shape != 0 && int(w.Shape) < m.nshapes {
+		a := &m.shapes[int(w.Shape)*rules.NumRegions+int(r)]
+		a.count++
+		a.sum += d
+	}
+	if d > 0 && m.streaming {
+		m.sw.feed(mkSpan(iv.Start, iv.End, uint8(r), isKernel))
+	}
+}
+
+// sweeper measures, in one pass over spans fed in start order, the union
+// of all device work, of kernels, of each region, of non-communication
+// work, and the time covered by two or more regions at once.
+type sweeper struct {
+	all, kern, nonComm interval.Merger
+	reg                [rules.NumRegions]interval.Merger
+	frontier, last     int64
+	started            bool
+	multi              int64
+}
+
+func (w *sweeper) feed(sp span) {
+	if !w.started {
+		w.frontier, w.started = sp.start, true
+	}
+	if sp.start > w.frontier {
+		// Nothing fed later starts before sp.start: coverage before it is final.
+		w.multi += multiCover(w.frontier, sp.start, &w.reg)
+		w.frontier = sp.start
+	}
+	iv := interval.Interval{Start: sp.start, End: sp.end()}
+	r := sp.region()
+	w.all.Add(iv)
+	w.reg[r].Add(iv)
+	if sp.isKernel() {
+		w.kern.Add(iv)
+	}
+	if rules.Region(r) != rules.Communication {
+		w.nonComm.Add(iv)
+	}
+	w.last = max(w.last, iv.End)
+}
+
+// sweep finishes the measurement: unless the work was fed in order as it
+// was counted, it feeds the sweeper in start order (see feedInOrder), then
+// reads the sweeper's totals.
+func (m *measure) sweep(work []event.Work, labels []Label, win interval.Interval) {
+	if !m.streaming {
+		m.feedInOrder(work, labels, win)
+	}
+	w := &m.sw
+	if w.started && w.last > w.frontier {
+		w.multi += multiCover(w.frontier, w.last, &w.reg)
+	}
+	m.busy, m.kernelBusy, m.nonCommBusy, m.multi = w.all.Len(), w.kern.Len(), w.nonComm.Len(), w.multi
+	for r := range w.reg {
+		m.regionBusy[r] = w.reg[r].Len()
+	}
+	m.commBusy = m.regionBusy[rules.Communication]
+}
+
+// clipSpan is w clipped to win as a span, and whether any time is left.
+func clipSpan(w *event.Work, l Label, win interval.Interval) (span, bool) {
+	iv, in := interval.ClipWork(w.Start, w.End, win)
+	if !in || iv.Empty() {
+		return span{}, false
+	}
+	r := l.Region
+	if r >= rules.NumRegions {
+		r = rules.Other
+	}
+	return mkSpan(iv.Start, iv.End, uint8(r), w.Kind == event.Kernel), true
+}
+
+// feedInOrder feeds the sweeper the work in start order without copying
+// it: a stream runs its work one item at a time, so each stream's items are
+// (nearly always) already in start order in the table. It groups item
+// indices by stream (4 bytes per item), sorts the rare stream that is out of
+// order, and merges the streams with a heap. Clipping to the window keeps
+// the order, since max(start, window start) is monotone.
+func (m *measure) feedInOrder(work []event.Work, labels []Label, win interval.Interval) {
+	idx, off := streamRuns(work, win)
+	byStart := func(a, b uint32) int { return cmp.Compare(work[a].Start, work[b].Start) }
+	h := &runHeap{work: work, idx: idx}
+	for b := 0; b+1 < len(off); b++ {
+		run := idx[off[b]:off[b+1]]
+		if !slices.IsSortedFunc(run, byStart) {
+			slices.SortFunc(run, byStart)
+		}
+		if len(run) > 0 {
+			h.runs = append(h.runs, cursor{off[b], off[b+1]})
+		}
+	}
+	heap.Init(h)
+	for h.Len() > 0 {
+		k := idx[h.runs[0].pos]
+		if sp, ok := clipSpan(&work[k], labels[k], win); ok {
+			m.sw.feed(sp)
+		}
+		h.runs[0].pos++
+		if h.runs[0].pos == h.runs[0].end {
+			heap.Pop(h)
+		} else {
+			heap.Fix(h, 0)
+		}
+	}
+}
+
+// streamRuns groups the indices of the work with time inside win by
+// stream: run b is idx[off[b]:off[b+1]], in table order.
+func streamRuns(work []event.Work, win interval.Interval) (idx []uint32, off []int) {
+	// Bucket of each stream id: a slice for small ids, a map only for the
+	// few distinct large ones (looked up per item, never stored per item).
+	const direct = 1 << 12
+	var small [direct]int32
+	for i := range small {
+		small[i] = -1
+	}
+	large := map[uint32]int32{}
+	var counts []int
+	bucket := func(stream uint32) int32 {
+		if stream < direct {
+			if small[stream] < 0 {
+				small[stream] = int32(len(counts))
+				counts = append(counts, 0)
+			}
+			return small[stream]
+		}
+		b, ok := large[stream]
+		if !ok {
+			b = int32(len(counts))
+			large[stream] = b
+			counts = append(counts, 0)
+		}
+		return b
+	}
+	inside := func(w *event.Work) bool {
+		iv, in := interval.ClipWork(w.Start, w.End, win)
+		return in && !iv.Empty()
+	}
+	n := 0
+	for i := range work {
+		if inside(&work[i]) {
+			counts[bucket(work[i].Stream)]++
+			n++
+		}
+	}
+	off = make([]int, len(counts)+1)
+	for b, c := range counts {
+		off[b+1] = off[b] + c
+	}
+	idx = make([]uint32, n)
+	next := slices.Clone(off[:len(counts)])
+	for i := range work {
+		if inside(&work[i]) {
+			b := bucket(work[i].Stream)
+			idx[next[b]] = uint32(i)
+			next[b]++
+		}
+	}
+	return idx, off
+}
+
+// cursor is the unread part [pos, end) of one stream's run in idx.
+type cursor struct{ pos, end int }
+
+// runHeap orders stream runs by the start of their next item
+// (container/heap).
+type runHeap struct {
+	work []event.Work
+	idx  []uint32
+	runs []cursor
+}
+
+func (h *runHeap) Len() int { return len(h.runs) }
+func (h *runHeap) Less(i, j int) bool {
+	return h.work[h.idx[h.runs[i].pos]].Start < h.work[h.idx[h.runs[j].pos]].Start
+}
+func (h *runHeap) Swap(i, j int) { h.runs[i], h.runs[j] = h.runs[j], h.runs[i] }
+func (h *runHeap) Push(x any)    { h.runs = append(h.runs, x.(cursor)) }
+func (h *runHeap) Pop() any {
+	last := h.runs[len(h.runs)-1]
+	h.runs = h.runs[:len(h.runs)-1]
+	return last
+}
+
+// multiCover returns the length of the instants in [from, to) covered by at
+// least two regions, given each region's current merged interval. Every
+// earlier merged interval of a region ends before from, so these are the
+// only coverage there.
+func multiCover(from, to int64, reg *[rules.NumRegions]interval.Merger) int64 {
+	var seg [rules.NumRegions]interval.Interval
+	n := 0
+	for r := range reg {
+		cur, ok := reg[r].Current()
+		if !ok {
+			continue
+		}
+		if iv, ok := interval.Clip(cur, interval.Interval{Start: from, End: to}); ok {
+			seg[n] = iv
+			n++
+		}
+	}
+	if n < 2 {
+		return 0
+	}
+	var pts [2 * rules.NumRegions]int64
+	k := 0
+	for _, iv := range seg[:n] {
+		pts[k], pts[k+1] = iv.Start, iv.End
+		k += 2
+	}
+	p := pts[:k]
+	slices.Sort(p)
+	var out int64
+	for i := 0; i+1 < len(p); i++ {
+		a, b := p[i], p[i+1]
+		if b <= a {
+			continue
+		}
+		c := 0
+		for _, iv := range seg[:n] {
+			if iv.Start <= a && b <= iv.End {
+				c++
+			}
+		}
+		if c >= 2 {
+			out += b - a
+		}
+	}
+	return out
+}

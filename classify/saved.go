@@ -1,0 +1,105 @@
+package classify
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+)
+
+// WriteSummary writes r as a saved summary (schema SummarySchema): the
+// complete per-rank counters, so that Merge and compare can use it later.
+func (r *Report) WriteSummary(w io.Writer) error {
+	c := *r
+	c.Schema = SummarySchema
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(&c)
+}
+
+// WriteJSON writes r as the analyze --format json document (no schema).
+func (r *Report) WriteJSON(w io.Writer) error {
+	c := *r
+	c.Schema = ""
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(&c)
+}
+
+// ReadSummary reads a saved summary written by WriteSummary (analyze
+// --save, merge --save). It checks the schema, recomputes the derived
+// figures (shares, per-work, cross-rank) from the saved counters, and
+// refuses duplicate rank labels.
+func ReadSummary(rd io.Reader) (*Report, error) {
+	return readReport(rd, true)
+}
+
+// ReadReport reads either a saved summary or the analyze --format json
+// document (whose lists may be cut to the top N). Use ReadSummary where
+// complete counters matter (merging).
+func ReadReport(rd io.Reader) (*Report, error) {
+	return readReport(rd, false)
+}
+
+func readReport(rd io.Reader, strict bool) (*Report, error) {
+	dec := json.NewDecoder(rd)
+	var r Report
+	if err := dec.Decode(&r); err != nil {
+		if err == io.EOF {
+			return nil, errors.New("not a servecmp summary: empty file")
+		}
+		return nil, fmt.Errorf("not a servecmp summary: %w", err)
+	}
+	if r.Schema != SummarySchema && (strict || r.Schema != "") {
+		return nil, fmt.Errorf("not a servecmp summary: schema %s, want %s", strconv.Quote(r.Schema), SummarySchema)
+	}
+	if r.Ranks == nil {
+		return nil, errors.New("not a servecmp summary: no ranks")
+	}
+	for i, s := range r.Ranks {
+		if s == nil {
+			return nil, fmt.Errorf("summary: rank %d is null", i)
+		}
+		s.derive()
+		s.applyWork()
+	}
+	saved := r.Warnings // report-level ones (captures') are not in the ranks
+	if err := r.finish(); err != nil {
+		return nil, err
+	}
+	r.AddWarnings(saved...)
+	return &r, nil
+}
+
+// ReadSummaryFile reads the saved summary at path (see ReadSummary).
+// Errors are one line starting with path.
+func ReadSummaryFile(path string) (*Report, error) {
+	return readFile(path, ReadSummary)
+}
+
+// ReadReportFile reads a saved summary or an analyze --format json
+// document at path (see ReadReport). Errors are one line starting with
+// path.
+func ReadReportFile(path string) (*Report, error) {
+	return readFile(path, ReadReport)
+}
+
+func readFile(path string, read func(io.Reader) (*Report, error)) (*Report, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is already in front
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer fh.Close()
+	r, err := read(fh)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return r, nil
+}
