@@ -94,9 +94,6 @@ func NewClient(o ClientOptions) *Client {
 // Close releases idle connections.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
-// HTTPClient returns the shared client, for scraping server metrics.
-func (c *Client) HTTPClient() *http.Client { return c.hc }
-
 // scrub removes the API key from a message that may echo it (a server's
 // error text), so that it never reaches a record.
 func (c *Client) scrub(msg string) string {
@@ -271,8 +268,8 @@ func clip(b []byte, n int) []byte {
 	return b
 }
 
-// classify turns a transport error into a class.
-func classify(ctx context.Context, err error) *requestError {
+// failureClass turns a transport error into a failure class.
+func failureClass(ctx context.Context, err error) *requestError {
 	var re *requestError
 	switch {
 	case errors.As(err, &re):
@@ -346,7 +343,7 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		fail(classify(ctx, err))
+		fail(failureClass(ctx, err))
 		return sent
 	}
 	defer resp.Body.Close()
@@ -397,7 +394,7 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 			break
 		}
 		if rerr != nil {
-			fail(classify(ctx, rerr))
+			fail(failureClass(ctx, rerr))
 			return sent
 		}
 	}

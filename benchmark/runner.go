@@ -186,7 +186,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 
 	// Warmup: the first N requests' shapes (cycling if N exceeds the
-	// workload) with their prompts reversed (warmupPrompt) and ids
+	// workload) with their prompts reversed (warmupRequest) and ids
 	// suffixed "-warmup", sent closed-loop and never recorded. They are
 	// not the measured requests: replaying those would put their prompts
 	// in the prefix cache before they are measured.

@@ -22,7 +22,7 @@ package compare
 
 import (
 	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/compare/check"
+	"github.com/servecmp/servecmp/check"
 )
 
 // Run is one benchmark result file.

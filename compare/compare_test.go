@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/classify"
-	"github.com/servecmp/servecmp/compare/check"
 	"github.com/servecmp/servecmp/internal/stats"
 )
 

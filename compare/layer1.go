@@ -11,7 +11,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/servermetrics"
-	"github.com/servecmp/servecmp/compare/check"
+	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/internal/stats"
 )
 

@@ -8,8 +8,8 @@ import (
 	"os"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/classify"
-	"github.com/servecmp/servecmp/compare/check"
 )
 
 // LoadRun reads a benchmark result file.

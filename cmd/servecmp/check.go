@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
-	"github.com/servecmp/servecmp/compare/check"
+	"github.com/servecmp/servecmp/check"
 )
 
 func newCheckCmd(e *env) *cobra.Command {

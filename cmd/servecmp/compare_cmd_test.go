@@ -13,7 +13,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/workload"
-	"github.com/servecmp/servecmp/compare/check"
+	"github.com/servecmp/servecmp/check"
 )
 
 func runCompareCLI(t *testing.T, args ...string) (int, string, string) {
