@@ -95,7 +95,7 @@ func TestBenchmarkCommand(t *testing.T) {
 		m.Extra["site"] != "lab1" || m.LoadPolicy == "" {
 		t.Fatalf("manifest %+v", m)
 	}
-	if string(r.ServerMetrics) == "null" {
+	if r.ServerMetrics == nil {
 		t.Fatalf("no server metrics")
 	}
 	f, err := os.Open(recs)
@@ -275,14 +275,9 @@ func TestBenchmarkServerCounterIncreases(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
 	r := readResult(t, out)
-	var sm struct {
-		Metrics []struct {
-			Name     string   `json:"name"`
-			Increase *float64 `json:"increase"`
-		} `json:"metrics"`
-	}
-	if err := json.Unmarshal(r.ServerMetrics, &sm); err != nil {
-		t.Fatal(err)
+	sm := r.ServerMetrics
+	if sm == nil {
+		t.Fatal("no server metrics")
 	}
 	want := map[string]int64{"prompt_tokens": r.Summary.InputTokens, "generation_tokens": r.Summary.OutputTokens}
 	for _, m := range sm.Metrics {

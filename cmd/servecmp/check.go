@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/present"
 )
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -59,6 +60,9 @@ downstream-quality status so that compare can carry it.`,
 			if format != "text" && format != "json" {
 				return usagef("check: --format %q: want text or json", format)
 			}
+			if err := atomicfile.Check("--out", out, wlPath); err != nil {
+				return usagef("check: %v", err)
+			}
 			wl, err := workload.Load(wlPath)
 			if err != nil {
 				return err
@@ -92,7 +96,7 @@ downstream-quality status so that compare can carry it.`,
 					return err
 				}
 			} else {
-				writeCheckText(e.stdout, rep)
+				present.WriteCheckText(e.stdout, rep)
 			}
 			if runErr != nil {
 				return runErr
@@ -122,58 +126,11 @@ downstream-quality status so that compare can carry it.`,
 	return cmd
 }
 
-// writeJSONFile writes v as indented JSON to path through a temporary file
-// in the same directory, so a crash never leaves a truncated report.
+// writeJSONFile writes v as indented JSON to path (atomically).
 func writeJSONFile(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, append(b, '\n'))
-}
-
-func writeCheckText(w io.Writer, r *check.Report) {
-	s := r.Summary
-	verdict := "PASSED"
-	if !s.Passed {
-		verdict = "FAILED"
-	}
-	fmt.Fprintf(w, "check %s: %d/%d requests match exactly (%d failed, %d mismatched)\n", verdict, s.ExactMatch, s.Requests, s.Failed, s.Mismatched)
-	fmt.Fprintf(w, "A: %s model %s (%s)\nB: %s model %s (%s)\n", r.A.URL, r.A.Model, r.A.Engine, r.B.URL, r.B.Model, r.B.Engine)
-	fmt.Fprintf(w, "workload: %s sha256 %s, seed %d, temperature 0\n", r.Workload.Path, r.Workload.SHA256, r.Seed)
-	var ev []string
-	for _, k := range []check.Evidence{check.TokenIDs, check.Logprobs, check.Text} {
-		if n := s.EvidenceCounts[k]; n > 0 {
-			ev = append(ev, fmt.Sprintf("%s %d", k, n))
-		}
-	}
-	fmt.Fprintf(w, "evidence: weakest %s (%s)\n", s.Evidence, strings.Join(ev, ", "))
-	if s.EvidenceCounts[check.Text] > 0 {
-		fmt.Fprintf(w, "note: %d request(s) were compared by text, which is weaker evidence than token ids: equal text does not prove equal tokens\n", s.EvidenceCounts[check.Text])
-	}
-	q := "quality: " + r.Quality.Status
-	if r.Quality.Note != "" {
-		q += " (" + r.Quality.Note + ")"
-	}
-	fmt.Fprintln(w, q)
-	for _, rr := range r.Requests {
-		if rr.Match {
-			continue
-		}
-		fmt.Fprintf(w, "request %s: %s\n", rr.ID, strings.Join(rr.Problems, "; "))
-		if d := rr.Divergence; d != nil {
-			fmt.Fprintf(w, "  first divergence at %s %d: A %s | B %s\n", d.Unit, d.Position, quoteUnits(d.A), quoteUnits(d.B))
-		}
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintln(w, "note:", n)
-	}
-}
-
-func quoteUnits(u []string) string {
-	q := make([]string, len(u))
-	for i, s := range u {
-		q[i] = fmt.Sprintf("%q", s)
-	}
-	return "[" + strings.Join(q, " ") + "]"
+	return atomicfile.Write(path, append(b, '\n'))
 }
