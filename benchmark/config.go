@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
@@ -200,10 +201,10 @@ func (c *Config) validate() error {
 		return &ConfigError{fmt.Errorf("workload %s has no requests", c.Workload.Path)}
 	}
 	if c.Engine == "" {
-		c.Engine = "auto"
+		c.Engine = engine.Auto
 	}
-	if !ValidEngine(c.Engine) {
-		return &ConfigError{fmt.Errorf("unknown engine %q: want auto, %s", c.Engine, strings.Join(Engines, ", "))}
+	if !engine.Valid(c.Engine) {
+		return &ConfigError{fmt.Errorf("unknown engine %q: want auto, %s", c.Engine, strings.Join(engine.Names, ", "))}
 	}
 	if !(c.SaturationThreshold >= 0) {
 		return &ConfigError{errors.New("the saturation threshold must be >= 0")}

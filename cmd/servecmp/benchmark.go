@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/present"
@@ -223,8 +224,8 @@ func (f *benchFlags) checkArgs() error {
 		return usagef("--url is required")
 	case f.workload == "":
 		return usagef("--workload is required")
-	case !benchmark.ValidEngine(f.engine):
-		return usagef("--engine %q: want auto, %s", f.engine, strings.Join(benchmark.Engines, ", "))
+	case !engine.Valid(f.engine):
+		return usagef("--engine %q: want auto, %s", f.engine, strings.Join(engine.Names, ", "))
 	case f.progress != "auto" && f.progress != "on" && f.progress != "off":
 		return usagef("--progress %q: want auto, on or off", f.progress)
 	}

@@ -10,11 +10,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/present"
 )
+
+// checkEngines are the --engine-a and --engine-b values.
+var checkEngines = append([]string{engine.Auto}, engine.Names...)
 
 func newCheckCmd(e *env) *cobra.Command {
 	var (
@@ -50,8 +54,8 @@ downstream-quality status so that compare can carry it.`,
 				modelB = model
 			}
 			for _, s := range []string{engA, engB} {
-				if !slices.Contains(check.Styles, s) {
-					return usagef("check: engine %q: want one of %s", s, strings.Join(check.Styles, ", "))
+				if !engine.Valid(s) {
+					return usagef("check: engine %q: want one of %s", s, strings.Join(checkEngines, ", "))
 				}
 			}
 			if !slices.Contains([]string{"pass", "fail", "not-run"}, quality) {
@@ -113,8 +117,8 @@ downstream-quality status so that compare can carry it.`,
 	f.StringVar(&model, "model", "", "model name sent to both engines")
 	f.StringVar(&modelA, "model-a", "", "model name for A (overrides --model)")
 	f.StringVar(&modelB, "model-b", "", "model name for B (overrides --model)")
-	f.StringVar(&engA, "engine-a", "auto", "request style for A: "+strings.Join(check.Styles, "|"))
-	f.StringVar(&engB, "engine-b", "auto", "request style for B: "+strings.Join(check.Styles, "|"))
+	f.StringVar(&engA, "engine-a", "auto", "request style for A: "+strings.Join(checkEngines, "|"))
+	f.StringVar(&engB, "engine-b", "auto", "request style for B: "+strings.Join(checkEngines, "|"))
 	f.StringVar(&wlPath, "workload", "", "workload file (servecmp workload)")
 	f.IntVar(&limit, "limit", 0, "check only the first N requests (0 = all)")
 	f.Int64Var(&seed, "seed", 1234, "sampling seed sent with every request")
