@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/servesim"
 )
 
@@ -36,6 +36,9 @@ port when --addr ends in :0) and runs until interrupted.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := cfg.Validate(); err != nil {
+				return usagef("%v", err)
+			}
+			if err := atomicfile.Check("--port-file", portFile); err != nil {
 				return usagef("%v", err)
 			}
 			ln, err := net.Listen("tcp", addr)
@@ -97,12 +100,8 @@ port when --addr ends in :0) and runs until interrupted.`,
 	return cmd
 }
 
-// writePortFile writes url to path through a rename, so a script polling
-// for the file never reads it half-written.
+// writePortFile writes url to path atomically, so a script polling for
+// the file never reads it half-written.
 func writePortFile(path, url string) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(url+"\n"), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, []byte(url+"\n"))
 }

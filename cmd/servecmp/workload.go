@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
 func newWorkloadCmd(e *env) *cobra.Command {
@@ -66,11 +67,19 @@ func (o *outputFlags) sampling(c *cobra.Command) workload.Sampling {
 	return s
 }
 
-func (o *outputFlags) check() error {
+// check refuses a missing --out, an existing one without --force, and
+// one that cannot be written or names one of the command's inputs.
+func (o *outputFlags) check(inputs ...string) error {
 	if o.out == "" {
 		return usagef("--out is required")
 	}
-	if o.out != "-" && !o.force {
+	if o.out == "-" {
+		return nil
+	}
+	if err := atomicfile.Check("--out", o.out, inputs...); err != nil {
+		return usagef("%v", err)
+	}
+	if !o.force {
 		if _, err := os.Stat(o.out); err == nil {
 			return fmt.Errorf("%s exists; a workload file is frozen once written (use --force to replace it)", o.out)
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -188,7 +197,7 @@ both). Optional: "id" (default "l<line number>"), "arrival_offset_s".
 Other keys are ignored and listed on stderr.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.check(); err != nil {
+			if err := o.check(args[0]); err != nil {
 				return err
 			}
 			if outLen < 0 {
@@ -237,7 +246,7 @@ conversations after a shuffle seeded by --seed; without it all are kept in
 file order.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.check(); err != nil {
+			if err := o.check(args[0]); err != nil {
 				return err
 			}
 			if outLen < 0 || num < 0 || minLen < 0 || maxInput < 0 || maxTotal < 0 {
