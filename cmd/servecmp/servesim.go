@@ -34,45 +34,7 @@ request from --seed and the prompt.
 It prints "serve-sim listening on http://ADDR" to stderr (with the real
 port when --addr ends in :0) and runs until interrupted.`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			if err := cfg.Validate(); err != nil {
-				return usagef("%v", err)
-			}
-			if err := atomicfile.Check("--port-file", portFile); err != nil {
-				return usagef("%v", err)
-			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return err
-			}
-			url := "http://" + ln.Addr().String()
-			sim := servesim.New(cfg)
-			defer sim.Close()
-			srv := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}
-			fmt.Fprintf(e.stderr, "serve-sim listening on %s (model %s, engine %s, max-running %d)\n",
-				url, sim.Config().ModelName, sim.Config().EngineName, sim.Config().MaxRunning)
-			if portFile != "" {
-				if err := writePortFile(portFile, url); err != nil {
-					ln.Close()
-					return err
-				}
-			}
-			errc := make(chan error, 1)
-			go func() { errc <- srv.Serve(ln) }()
-			select {
-			case err := <-errc:
-				return err
-			case <-e.ctx.Done():
-			}
-			sim.Close() // ends streams in flight so Shutdown need not wait for them
-			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-				return err
-			}
-			fmt.Fprintln(e.stderr, "serve-sim: stopped")
-			return nil
-		},
+		RunE: func(*cobra.Command, []string) error { return runServeSim(e, cfg, addr, portFile) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:8000", "listen address (port 0 picks a free port)")
@@ -98,6 +60,47 @@ port when --addr ends in :0) and runs until interrupted.`,
 	f.BoolVar(&cfg.OldMetricNames, "old-metric-names", false, "expose vllm:gpu_cache_usage_perc instead of vllm:kv_cache_usage_perc")
 	f.BoolVar(&cfg.Strict, "strict", false, "reject request fields the simulator does not know (like trtllm-serve)")
 	return cmd
+}
+
+// runServeSim serves the simulator on addr until the context ends.
+func runServeSim(e *env, cfg servesim.Config, addr, portFile string) error {
+	if err := cfg.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	if err := atomicfile.Check("--port-file", portFile); err != nil {
+		return usagef("%v", err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	url := "http://" + ln.Addr().String()
+	sim := servesim.New(cfg)
+	defer sim.Close()
+	srv := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(e.stderr, "serve-sim listening on %s (model %s, engine %s, max-running %d)\n",
+		url, sim.Config().ModelName, sim.Config().EngineName, sim.Config().MaxRunning)
+	if portFile != "" {
+		if err := writePortFile(portFile, url); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-e.ctx.Done():
+	}
+	sim.Close() // ends streams in flight so Shutdown need not wait for them
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	fmt.Fprintln(e.stderr, "serve-sim: stopped")
+	return nil
 }
 
 // writePortFile writes url to path atomically, so a script polling for
