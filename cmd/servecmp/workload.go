@@ -16,6 +16,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/present"
 )
 
 func newWorkloadCmd(e *env) *cobra.Command {
@@ -310,39 +311,7 @@ func newWorkloadInfoCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			kinds := map[workload.Kind]int{}
-			var in, out []int
-			fixed, arrivals := 0, 0
-			for _, r := range w.Requests {
-				kinds[r.Kind()]++
-				if r.InputLen > 0 {
-					in = append(in, r.InputLen)
-				}
-				out = append(out, r.MaxTokens)
-				if r.FixedLength {
-					fixed++
-				}
-				if r.ArrivalOffsetS != nil {
-					arrivals++
-				}
-			}
-			fmt.Fprintf(e.stdout, "file        %s\nsha256      %s\nrequests    %d (tokens %d, text %d, chat %d)\n",
-				w.Path, w.SHA256, len(w.Requests), kinds[workload.KindTokens], kinds[workload.KindText], kinds[workload.KindChat])
-			if len(in) > 0 {
-				fmt.Fprintf(e.stdout, "input_len   %s tokens (%d requests with token-id prompts)\n", intStats(in), len(in))
-			}
-			fmt.Fprintf(e.stdout, "max_tokens  %s tokens\nfixed       %d of %d\narrivals    %d of %d\n",
-				intStats(out), fixed, len(w.Requests), arrivals, len(w.Requests))
-			return nil
+			return present.WriteWorkloadInfo(e.stdout, w)
 		},
 	}
-}
-
-// intStats formats min/mean/max and the total of xs.
-func intStats(xs []int) string {
-	lo, hi, sum := xs[0], xs[0], 0
-	for _, x := range xs {
-		lo, hi, sum = min(lo, x), max(hi, x), sum+x
-	}
-	return fmt.Sprintf("min %d  mean %.1f  max %d  total %d", lo, float64(sum)/float64(len(xs)), hi, sum)
 }

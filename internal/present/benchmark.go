@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
 // WriteBenchmarkText writes the human summary of a benchmark result to w:
@@ -87,4 +88,27 @@ func FailureClasses(m map[string]int) string {
 		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// WriteWorkloadInfo writes a workload's identity and length summary.
+func WriteWorkloadInfo(w io.Writer, wl *workload.Workload) error {
+	st := wl.Stats()
+	n := len(wl.Requests)
+	fmt.Fprintf(w, "file        %s\nsha256      %s\nrequests    %d (tokens %d, text %d, chat %d)\n",
+		wl.Path, wl.SHA256, n, st.Kinds[workload.KindTokens], st.Kinds[workload.KindText], st.Kinds[workload.KindChat])
+	if len(st.InputLens) > 0 {
+		fmt.Fprintf(w, "input_len   %s tokens (%d requests with token-id prompts)\n", intStats(st.InputLens), len(st.InputLens))
+	}
+	_, err := fmt.Fprintf(w, "max_tokens  %s tokens\nfixed       %d of %d\narrivals    %d of %d\n",
+		intStats(st.MaxTokens), st.FixedLen, n, st.WithArrive, n)
+	return err
+}
+
+// intStats formats min/mean/max and the total of xs.
+func intStats(xs []int) string {
+	lo, hi, sum := xs[0], xs[0], 0
+	for _, x := range xs {
+		lo, hi, sum = min(lo, x), max(hi, x), sum+x
+	}
+	return fmt.Sprintf("min %d  mean %.1f  max %d  total %d", lo, float64(sum)/float64(len(xs)), hi, sum)
 }
