@@ -101,7 +101,7 @@ to any output.`,
 	fs.StringArrayVar(&f.manifest, "manifest", nil, "manifest field key=value (repeatable; overrides detected values); keys: "+strings.Join(benchmark.ManifestKeys(), ", "))
 	fs.StringVar(&f.manifestFile, "manifest-file", "", "manifest fields as a JSON object or key=value lines")
 	fs.StringVar(&f.out, "out", "", `result JSON file ("-": stdout, and the text summary goes to stderr)`)
-	fs.StringVar(&f.records, "records", "", "per-request records (JSON Lines), written as requests end")
+	fs.StringVar(&f.records, "records", "", "per-request records (JSON Lines), streamed as requests end and put in place when the run ends")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), on or off")
 	return cmd
 }
