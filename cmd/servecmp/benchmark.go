@@ -291,29 +291,32 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 		stopProgress = startProgress(e.stderr, cfg.Progress)
 	}
 	var res *benchmark.Result
+	var runErr, recErr error
 	if f.records == "" {
-		res, err = benchmark.Run(e.ctx, cfg)
+		res, runErr = benchmark.Run(e.ctx, cfg)
 	} else {
 		// Records stream into the file as requests end; it is renamed
 		// into place when the run is over.
-		err = atomicfile.WriteFunc(f.records, func(w io.Writer) error {
+		recErr = atomicfile.WriteFunc(f.records, func(w io.Writer) error {
 			cfg.OnRecord = benchmark.NewRecordWriter(w).Write
-			var rerr error
-			res, rerr = benchmark.Run(e.ctx, cfg)
-			return rerr
+			res, runErr = benchmark.Run(e.ctx, cfg)
+			return runErr
 		})
 	}
 	stopProgress()
-	if ce := (*benchmark.ConfigError)(nil); errors.As(err, &ce) {
-		return usagef("%v", err)
+	if ce := (*benchmark.ConfigError)(nil); errors.As(runErr, &ce) {
+		return usagef("%v", runErr)
 	}
-	if err != nil {
-		if res == nil {
-			return err
-		}
-		err = fmt.Errorf("writing %s: %v", f.records, err)
+	if runErr != nil {
+		return runErr
 	}
-	return errors.Join(err, writeBenchmark(e, f.out, res))
+	// The result is written even when the records could not be; the
+	// records' failure is then the error reported.
+	werr := writeBenchmark(e, f.out, res)
+	if recErr != nil {
+		return fmt.Errorf("writing %v", recErr) // the error names the file
+	}
+	return werr
 }
 
 // writeBenchmark writes the result file, the text summary and the
@@ -342,7 +345,7 @@ func writeBenchmark(e *env, out string, res *benchmark.Result) error {
 	}
 	switch {
 	case outErr != nil:
-		return fmt.Errorf("writing %s: %v", out, outErr)
+		return fmt.Errorf("writing %v", outErr) // the error names the file
 	case res.Incomplete:
 		return errors.New("interrupted: the result is marked incomplete")
 	case res.Summary.RequestsOK == 0:

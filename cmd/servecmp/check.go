@@ -135,7 +135,7 @@ func writeCheck(e *env, o *checkFlags, rep *check.Report) error {
 	b = append(b, '\n')
 	if o.out != "" {
 		if err := atomicfile.Write(o.out, b); err != nil {
-			return fmt.Errorf("writing %s: %v", o.out, err)
+			return fmt.Errorf("writing %v", err) // the error names the file
 		}
 		fmt.Fprintln(e.stderr, "check: wrote", o.out)
 	}
