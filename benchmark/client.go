@@ -37,10 +37,11 @@ type ClientOptions struct {
 	Conns int
 	// RequestTimeout bounds one request from send to end of stream; 0 = none.
 	RequestTimeout time.Duration
-	// MeasureOverhead records, for every read that carried content, the
-	// time from the read returning to its last chunk being recorded (the
-	// client's own added latency); see Overheads. Off in normal runs.
-	MeasureOverhead bool
+	// OnContentRead, when set, is called after every read that carried
+	// content with the time from the read returning to its last chunk
+	// being recorded: the client's own added latency. It is called from
+	// many goroutines at once. Nil in normal runs.
+	OnContentRead func(overhead time.Duration)
 }
 
 // Client sends streaming requests over one shared keep-alive transport.
@@ -50,18 +51,7 @@ type Client struct {
 	hc      *http.Client
 	timeout time.Duration
 	bufs    sync.Pool
-
-	measure   bool
-	ovMu      sync.Mutex
-	overheads []time.Duration
-}
-
-// Overheads returns the per-read client overheads recorded so far (only
-// with ClientOptions.MeasureOverhead).
-func (c *Client) Overheads() []time.Duration {
-	c.ovMu.Lock()
-	defer c.ovMu.Unlock()
-	return append([]time.Duration(nil), c.overheads...)
+	onRead  func(time.Duration)
 }
 
 // NewClient returns a client whose transport keeps up to o.Conns idle
@@ -85,7 +75,7 @@ func NewClient(o ClientOptions) *Client {
 		apiKey:  o.APIKey,
 		hc:      &http.Client{Transport: tr},
 		timeout: o.RequestTimeout,
-		measure: o.MeasureOverhead,
+		onRead:  o.OnContentRead,
 	}
 	c.bufs.New = func() any { b := make([]byte, 32<<10); return &b }
 	return c
@@ -93,9 +83,6 @@ func NewClient(o ClientOptions) *Client {
 
 // Close releases idle connections.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
-
-// HTTPClient returns the shared client, for scraping server metrics.
-func (c *Client) HTTPClient() *http.Client { return c.hc }
 
 // scrub removes the API key from a message that may echo it (a server's
 // error text), so that it never reaches a record.
@@ -271,8 +258,8 @@ func clip(b []byte, n int) []byte {
 	return b
 }
 
-// classify turns a transport error into a class.
-func classify(ctx context.Context, err error) *requestError {
+// failureClass turns a transport error into a failure class.
+func failureClass(ctx context.Context, err error) *requestError {
 	var re *requestError
 	switch {
 	case errors.As(err, &re):
@@ -309,15 +296,10 @@ func (c *cancelCause) Error() string { return c.msg }
 
 // do sends p and streams the response into rec and returns the send time
 // (clk.now() just before the request is written; onSend, when non-nil, is
-// called right then). Chunk timestamps are
-// taken right after each read returns, before any parsing.
+// called right then). Chunk timestamps are taken right after each read
+// returns, before any parsing.
 func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, onSend func()) (sent time.Duration) {
-	rec.RequestedTokens = p.req.MaxTokens
-	rec.FixedLength = p.req.FixedLength
-	if n := p.req.MaxTokens; n > 0 {
-		rec.ChunkTimesMs = make([]float64, 0, min(n, 4096))
-		rec.ChunkTokens = make([]int, 0, min(n, 4096))
-	}
+	startRecord(rec, p)
 	var cancel context.CancelFunc
 	if c.timeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)
@@ -325,91 +307,64 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 		ctx, cancel = context.WithCancel(ctx)
 	}
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+p.path, bytes.NewReader(p.body))
+	req, err := c.newRequest(ctx, p)
 	if err != nil {
 		rec.ErrorClass, rec.Error = ClassConnection, err.Error()
 		return clk.now()
+	}
+	sent = clk.now()
+	if onSend != nil {
+		onSend()
+	}
+	s := &stream{rec: rec, sent: sent}
+	if e := c.exchange(ctx, cancel, clk, req, s); e != nil {
+		rec.OK = false
+		rec.ErrorClass, rec.Error = e.class, c.scrub(e.msg)
+		d := ms(clk.now() - sent)
+		rec.E2EMs, rec.DoneMs = d, d
+		return sent
+	}
+	finishRecord(rec, s, p)
+	return sent
+}
+
+// startRecord fills what is known of a request before it is sent.
+func startRecord(rec *Record, p *prepared) {
+	rec.RequestedTokens = p.req.MaxTokens
+	rec.FixedLength = p.req.FixedLength
+	if n := p.req.MaxTokens; n > 0 {
+		rec.ChunkTimesMs = make([]float64, 0, min(n, 4096))
+		rec.ChunkTokens = make([]int, 0, min(n, 4096))
+	}
+}
+
+// newRequest builds the streaming POST of p.
+func (c *Client) newRequest(ctx context.Context, p *prepared) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+p.path, bytes.NewReader(p.body))
+	if err != nil {
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("X-Request-Id", p.req.ID)
 	c.auth(req)
-	sent = clk.now()
-	if onSend != nil {
-		onSend()
-	}
-	fail := func(e *requestError) {
-		rec.OK = false
-		rec.ErrorClass, rec.Error = e.class, c.scrub(e.msg)
-		d := ms(clk.now() - sent)
-		rec.E2EMs, rec.DoneMs = d, d
-	}
+	return req, nil
+}
+
+// exchange sends req, checks the response's status and streams its body
+// into s. It returns the request's failure, or nil.
+func (c *Client) exchange(ctx context.Context, cancel context.CancelFunc, clk clock, req *http.Request, s *stream) *requestError {
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		fail(classify(ctx, err))
-		return sent
+		return failureClass(ctx, err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		fail(&requestError{"http_" + strconv.Itoa(resp.StatusCode), errorMessage(b)})
-		return sent
+	if e := statusError(resp); e != nil {
+		return e
 	}
-	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		if bytes.Contains(b, []byte(`"error"`)) {
-			fail(&requestError{ClassServerError, errorMessage(b)})
-		} else {
-			fail(&requestError{ClassBadResponse, "server answered application/json, not an event stream"})
-		}
-		return sent
-	}
-	s := stream{rec: rec, sent: sent}
 	var parser sseParser
-	bp := c.bufs.Get().(*[]byte)
-	defer c.bufs.Put(bp)
-	buf := *bp
-	var perr error
-	var ov []time.Duration
-	if c.measure {
-		defer func() {
-			c.ovMu.Lock()
-			c.overheads = append(c.overheads, ov...)
-			c.ovMu.Unlock()
-		}()
-	}
-	for {
-		n, rerr := resp.Body.Read(buf)
-		s.at = clk.now()
-		if n > 0 {
-			before := len(rec.ChunkTimesMs)
-			perr = parser.feed(buf[:n], s.event)
-			if c.measure && len(rec.ChunkTimesMs) > before {
-				ov = append(ov, clk.now()-s.at)
-			}
-			if perr != nil {
-				break
-			}
-		}
-		if rerr == io.EOF {
-			s.at = clk.now()
-			perr = parser.close(s.event)
-			break
-		}
-		if rerr != nil {
-			fail(classify(ctx, rerr))
-			return sent
-		}
-	}
-	rec.DoneMs = ms(s.at - sent)
-	if perr != nil && perr != errStop {
-		var re *requestError
-		if errors.As(perr, &re) {
-			fail(re)
-		} else {
-			fail(&requestError{ClassBadResponse, perr.Error()})
-		}
-		return sent
+	if e := c.readStream(ctx, clk, resp.Body, s, &parser); e != nil {
+		return e
 	}
 	if s.done {
 		// Read the rest (normally only the chunked-encoding trailer) so
@@ -421,12 +376,73 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 	}
 	switch {
 	case !s.done && !s.finished && s.events == 0 && parser.foreign > 0:
-		fail(&requestError{ClassBadResponse, fmt.Sprintf("not an event stream: %q", parser.firstForeign)})
-		return sent
+		return &requestError{ClassBadResponse, fmt.Sprintf("not an event stream: %q", parser.firstForeign)}
 	case !s.done && !s.finished:
-		fail(&requestError{ClassTruncated, fmt.Sprintf("stream ended after %d events without [DONE] or a finish_reason", s.events)})
-		return sent
+		return &requestError{ClassTruncated, fmt.Sprintf("stream ended after %d events without [DONE] or a finish_reason", s.events)}
 	}
+	return nil
+}
+
+// statusError is the failure an answer's status or content type means:
+// anything but 200 with an event stream.
+func statusError(resp *http.Response) *requestError {
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return &requestError{"http_" + strconv.Itoa(resp.StatusCode), errorMessage(b)}
+	}
+	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		if bytes.Contains(b, []byte(`"error"`)) {
+			return &requestError{ClassServerError, errorMessage(b)}
+		}
+		return &requestError{ClassBadResponse, "server answered application/json, not an event stream"}
+	}
+	return nil
+}
+
+// readStream is the SSE loop: it reads body until the stream ends,
+// timestamping each read before parsing it, and sets the record's end.
+func (c *Client) readStream(ctx context.Context, clk clock, body io.Reader, s *stream, parser *sseParser) *requestError {
+	bp := c.bufs.Get().(*[]byte)
+	defer c.bufs.Put(bp)
+	buf := *bp
+	var perr error
+	for {
+		n, rerr := body.Read(buf)
+		s.at = clk.now()
+		if n > 0 {
+			before := len(s.rec.ChunkTimesMs)
+			perr = parser.feed(buf[:n], s.event)
+			if c.onRead != nil && len(s.rec.ChunkTimesMs) > before {
+				c.onRead(clk.now() - s.at)
+			}
+			if perr != nil {
+				break
+			}
+		}
+		if rerr == io.EOF {
+			s.at = clk.now()
+			perr = parser.close(s.event)
+			break
+		}
+		if rerr != nil {
+			return failureClass(ctx, rerr)
+		}
+	}
+	s.rec.DoneMs = ms(s.at - s.sent)
+	if perr != nil && perr != errStop {
+		var re *requestError
+		if errors.As(perr, &re) {
+			return re
+		}
+		return &requestError{ClassBadResponse, perr.Error()}
+	}
+	return nil
+}
+
+// finishRecord completes a successful request's record: end time and
+// token counts, from usage or else from the chunks.
+func finishRecord(rec *Record, s *stream, p *prepared) {
 	rec.OK = true
 	if len(rec.ChunkTimesMs) == 0 {
 		rec.E2EMs = rec.DoneMs // no content at all: the request ended with its stream
@@ -448,5 +464,4 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 	if rec.FixedLength && rec.CompletionTokens != rec.RequestedTokens {
 		rec.LengthMismatch = true
 	}
-	return sent
 }

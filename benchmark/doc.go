@@ -28,6 +28,13 @@
 //   - Sends follow an absolute schedule; a late send never moves later
 //     ones, and its lag (actual − scheduled) is recorded.
 //
+// Run owns a whole invocation: it validates the configuration once
+// (before any request), detects the engine, assembles the manifest once,
+// scrapes the server's metrics over the measured window (first measured
+// step's start to the last one's drain end) and returns the complete
+// Result. Engine dialects (which body fields and endpoints each engine
+// accepts) live in benchmark/engine.
+//
 // The package never prints and reads no flags; cmd/servecmp wires it to
-// the command line.
+// the command line and internal/present renders its results.
 package benchmark

@@ -9,48 +9,17 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
-// Engines are the --engine values other than "auto".
-var Engines = []string{"vllm", "sglang", "trtllm", "tgi", "openai"}
-
-// ValidEngine reports whether name is "auto" or one of Engines.
-func ValidEngine(name string) bool {
-	if name == "auto" {
-		return true
-	}
-	for _, e := range Engines {
-		if e == name {
-			return true
-		}
-	}
-	return false
-}
-
 // EngineInfo is what detection found about the server.
 type EngineInfo struct {
-	Engine     string // one of Engines
+	Engine     string // one of engine.Names
 	Version    string
 	Model      string // first model served (GET /v1/models)
 	Root       string // vLLM's model root (checkpoint path), when given
 	DetectedBy string // how Engine was decided, for the manifest
-}
-
-// acceptsFixedLength reports whether the engine takes ignore_eos and
-// min_tokens, the fields that force an exact output length.
-func acceptsFixedLength(engine string) bool {
-	switch engine {
-	case "vllm", "sglang", "trtllm":
-		return true
-	}
-	return false
-}
-
-// acceptsTopK reports whether top_k is a known body field for the engine.
-// Plain OpenAI servers and TGI's OpenAI route do not define it.
-func acceptsTopK(engine string) bool {
-	return acceptsFixedLength(engine)
 }
 
 type streamOptions struct {
@@ -89,9 +58,10 @@ type prepared struct {
 	body []byte
 }
 
-// buildBody encodes r for engine. It returns warnings (once per kind) via
-// warn when a request asks for something the engine cannot do.
-func buildBody(r *workload.Request, model, engine string, warn func(string)) (prepared, error) {
+// buildBody encodes r for the engine called name. It returns warnings
+// (once per kind) via warn when a request asks for something the engine
+// cannot do.
+func buildBody(r *workload.Request, model, name string, warn func(string)) (prepared, error) {
 	w := wireRequest{
 		Model:       model,
 		MaxTokens:   r.MaxTokens,
@@ -100,27 +70,21 @@ func buildBody(r *workload.Request, model, engine string, warn func(string)) (pr
 		Seed:        r.Sampling.Seed,
 		Stream:      true,
 	}
-	switch engine {
-	case "vllm", "sglang", "trtllm":
-		// continuous_usage_stats gives a cumulative completion count in
-		// every chunk, which is how multi-token chunks are measured.
-		w.StreamOptions = &streamOptions{IncludeUsage: true, ContinuousUsageStats: true}
-	default:
-		w.StreamOptions = &streamOptions{IncludeUsage: true}
-	}
+	d := engine.Dialect(name)
+	w.StreamOptions = &streamOptions{IncludeUsage: true, ContinuousUsageStats: d.ContinuousUsage()}
 	if r.Sampling.TopK != nil {
-		if acceptsTopK(engine) {
+		if d.TopK() {
 			w.TopK = r.Sampling.TopK
 		} else {
-			warn(fmt.Sprintf("engine %s: top_k is not sent (not an accepted field)", engine))
+			warn(fmt.Sprintf("engine %s: top_k is not sent (not an accepted field)", name))
 		}
 	}
 	if r.FixedLength {
-		if acceptsFixedLength(engine) {
+		if d.FixedLength() {
 			w.IgnoreEOS = true
 			w.MinTokens = r.MaxTokens
 		} else {
-			warn(fmt.Sprintf("engine %s: fixed-length requests cannot be forced (no ignore_eos); output lengths may differ from the requested ones", engine))
+			warn(fmt.Sprintf("engine %s: fixed-length requests cannot be forced (no ignore_eos); output lengths may differ from the requested ones", name))
 		}
 	}
 	p := prepared{req: r}
@@ -174,8 +138,8 @@ func (c *Client) getJSON(ctx context.Context, path string, v any) error {
 // GET /v1/models (owned_by), then /version, /server_info or /info; any
 // other engine name is kept and only the version and model are looked up.
 // An unreachable server is an error; anything else unknown is left empty.
-func (c *Client) Detect(ctx context.Context, engine string) (EngineInfo, error) {
-	info := EngineInfo{Engine: engine}
+func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
+	info := EngineInfo{Engine: name}
 	var models struct {
 		Data []struct {
 			ID      string `json:"id"`
@@ -200,14 +164,14 @@ func (c *Client) Detect(ctx context.Context, engine string) (EngineInfo, error) 
 		Version string `json:"version"`
 	}
 	switch o := strings.ToLower(ownedBy); {
-	case engine != "auto":
+	case name != engine.Auto:
 		how = append(how[:0], "given by --engine")
-	case o == "vllm":
-		info.Engine = "vllm"
-	case o == "sglang":
-		info.Engine = "sglang"
+	case o == string(engine.VLLM):
+		info.Engine = string(engine.VLLM)
+	case o == string(engine.SGLang):
+		info.Engine = string(engine.SGLang)
 	case strings.Contains(o, "tensorrt") || strings.Contains(o, "trtllm") || strings.Contains(o, "nvidia"):
-		info.Engine = "trtllm"
+		info.Engine = string(engine.TRTLLM)
 	}
 	// Versions: vLLM and trtllm-serve answer /version, SGLang /server_info
 	// (older: /get_server_info), TGI /info.
@@ -220,14 +184,12 @@ func (c *Client) Detect(ctx context.Context, engine string) (EngineInfo, error) 
 		}
 		return false
 	}
-	switch info.Engine {
-	case "vllm", "trtllm":
-		tryVersion("/version")
-	case "sglang":
-		_ = tryVersion("/server_info") || tryVersion("/get_server_info")
-	case "tgi":
-		tryVersion("/info")
-	case "auto":
+	for _, p := range engine.Dialect(info.Engine).VersionPaths() {
+		if tryVersion(p) {
+			break
+		}
+	}
+	if info.Engine == engine.Auto {
 		var tgi struct {
 			ModelID string `json:"model_id"`
 			Version string `json:"version"`
@@ -235,12 +197,12 @@ func (c *Client) Detect(ctx context.Context, engine string) (EngineInfo, error) 
 		}
 		switch {
 		case c.getJSON(ctx, "/info", &tgi) == nil && tgi.ModelID != "" && tgi.Version != "":
-			info.Engine, info.Version = "tgi", tgi.Version
+			info.Engine, info.Version = string(engine.TGI), tgi.Version
 			how = append(how, "GET /info (model_id, version)")
 		case tryVersion("/server_info"):
-			info.Engine = "sglang"
+			info.Engine = string(engine.SGLang)
 		default:
-			info.Engine = "openai"
+			info.Engine = string(engine.OpenAI)
 			how = append(how, "no engine-specific endpoint answered: plain OpenAI-compatible")
 		}
 	}
@@ -251,15 +213,10 @@ func (c *Client) Detect(ctx context.Context, engine string) (EngineInfo, error) 
 // ResetPrefixCache empties the server's prefix cache: vLLM POST
 // /reset_prefix_cache, SGLang POST /flush_cache. Other engines have no
 // such endpoint and get an error that the caller reports as a warning.
-func (c *Client) ResetPrefixCache(ctx context.Context, engine string) error {
-	var path string
-	switch engine {
-	case "vllm":
-		path = "/reset_prefix_cache"
-	case "sglang":
-		path = "/flush_cache"
-	default:
-		return fmt.Errorf("engine %s has no prefix-cache reset endpoint", engine)
+func (c *Client) ResetPrefixCache(ctx context.Context, name string) error {
+	path := engine.Dialect(name).PrefixCacheReset()
+	if path == "" {
+		return fmt.Errorf("engine %s has no prefix-cache reset endpoint", name)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(nil))
 	if err != nil {

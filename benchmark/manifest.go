@@ -6,61 +6,64 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 )
 
-// manifestFields maps each Manifest JSON key to its field index.
-var manifestFields = func() map[string]int {
-	m := map[string]int{}
-	t := reflect.TypeFor[Manifest]()
-	for i := range t.NumField() {
-		tag := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
-		if tag != "" && tag != "extra" {
-			m[tag] = i
-		}
-	}
-	return m
-}()
-
-// ManifestKeys lists the keys that --manifest and --manifest-file set.
+// ManifestKeys lists the keys that --manifest and --manifest-file set:
+// the JSON keys of Manifest's fields (Extra aside), sorted.
 func ManifestKeys() []string {
-	keys := make([]string, 0, len(manifestFields))
-	for k := range manifestFields {
+	keys := []string{"seed", "gpu_count"}
+	var m Manifest
+	for k := range m.stringFields() {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	return keys
 }
 
+// stringFields maps the JSON key of each string field to the field.
+func (m *Manifest) stringFields() map[string]*string {
+	return map[string]*string{
+		"engine": &m.Engine, "engine_version": &m.EngineVersion, "engine_detected_from": &m.EngineDetectedFrom,
+		"model": &m.Model, "checkpoint_revision": &m.CheckpointRevision, "tokenizer": &m.Tokenizer,
+		"servecmp_version": &m.ServecmpVersion, "servecmp_commit": &m.ServecmpCommit, "client_host": &m.ClientHost,
+		"url": &m.URL, "endpoint": &m.Endpoint, "load_policy": &m.LoadPolicy, "gpu_type": &m.GPUType,
+		"topology": &m.Topology, "memory_limit": &m.MemoryLimit, "compute_precision": &m.ComputePrecision,
+		"weight_precision": &m.WeightPrecision, "kv_precision": &m.KVPrecision, "quantization": &m.Quantization,
+		"attention_backend": &m.AttentionBackend, "graph_mode": &m.GraphMode, "cache_policy": &m.CachePolicy,
+	}
+}
+
 // Set sets the manifest field whose JSON key is key; an unknown key goes
-// into Extra. Numeric fields must parse.
+// into Extra. Numeric fields (seed, gpu_count) must parse.
 func (m *Manifest) Set(key, value string) error {
 	key = strings.TrimSpace(key)
 	if key == "" {
 		return fmt.Errorf("empty manifest key")
 	}
-	i, ok := manifestFields[key]
-	if !ok {
-		if m.Extra == nil {
-			m.Extra = map[string]string{}
-		}
-		m.Extra[key] = value
-		return nil
-	}
-	f := reflect.ValueOf(m).Elem().Field(i)
-	switch f.Kind() {
-	case reflect.String:
-		f.SetString(value)
-	case reflect.Int, reflect.Int64:
+	switch key {
+	case "seed", "gpu_count":
 		n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
 		if err != nil {
 			return fmt.Errorf("manifest %s: %q is not an integer", key, value)
 		}
-		f.SetInt(n)
+		if key == "seed" {
+			m.Seed = n
+		} else {
+			m.GPUCount = int(n)
+		}
+		return nil
 	}
+	if f, ok := m.stringFields()[key]; ok {
+		*f = value
+		return nil
+	}
+	if m.Extra == nil {
+		m.Extra = map[string]string{}
+	}
+	m.Extra[key] = value
 	return nil
 }
 

@@ -3,8 +3,12 @@ package benchmark
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -104,6 +108,37 @@ func TestResultJSONFields(t *testing.T) {
 		`"cap_delayed"`, `"concurrency"`, `"tokens_per_chunk"`, `"length_mismatches"`, `"p99"`} {
 		if !bytes.Contains(b, []byte(k)) {
 			t.Errorf("result JSON lacks %s", k)
+		}
+	}
+}
+
+// TestManifestKeysAreTheJSONKeys keeps the explicit setters in step with
+// the struct: every JSON key but extra is settable, and nothing else.
+func TestManifestKeysAreTheJSONKeys(t *testing.T) {
+	var want []string
+	ty := reflect.TypeFor[Manifest]()
+	for i := range ty.NumField() {
+		if tag := strings.Split(ty.Field(i).Tag.Get("json"), ",")[0]; tag != "extra" {
+			want = append(want, tag)
+		}
+	}
+	sort.Strings(want)
+	if got := ManifestKeys(); !slices.Equal(got, want) {
+		t.Fatalf("ManifestKeys() = %v\nwant %v", got, want)
+	}
+	// Each key sets its own field: the JSON encoding shows the value
+	// under that key.
+	for _, k := range want {
+		var m Manifest
+		v := "7"
+		if err := m.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(&m)
+		var back map[string]any
+		_ = json.Unmarshal(b, &back)
+		if got := fmt.Sprint(back[k]); got != v {
+			t.Errorf("Set(%q, 7): encoded %s = %v", k, k, back[k])
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package benchmark
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -30,18 +31,24 @@ func NewDist(x []float64) Dist {
 // endS is when a record's request ended, in seconds from t=0 of its step.
 func endS(r *Record) float64 { return r.SentS + r.DoneMs/1000 }
 
+// samples gathers the per-request samples behind a summary's
+// distributions (milliseconds) and the tokens-per-chunk histogram.
+type samples struct {
+	ttft, tpot, itl, itlTok, e2e, lag []float64
+	bins                              map[int]int64
+}
+
 // Summarize computes the summary of one measured run's records. notSent
 // is the number of workload requests never sent; complete says whether the
 // whole workload was sent and drained (so that the completion time is
 // defined).
 func Summarize(recs []Record, notSent int, complete bool) Summary {
 	s := Summary{FailedByClass: map[string]int{}, RequestsNotSent: notSent, TokensPerChunk: []ChunkBin{}}
-	var ttft, tpot, itl, itlTok, e2e, lag []float64
-	bins := map[int]int64{}
+	x := samples{bins: map[int]int64{}}
 	end := 0.0
 	for i := range recs {
 		r := &recs[i]
-		lag = append(lag, (r.SentS-r.ScheduledS)*1000)
+		x.lag = append(x.lag, (r.SentS-r.ScheduledS)*1000)
 		if r.CapDelayed {
 			s.CapDelayed++
 		}
@@ -49,54 +56,17 @@ func Summarize(recs []Record, notSent int, complete bool) Summary {
 		switch {
 		case r.OK:
 			s.RequestsOK++
+			s.countTokens(r)
+			x.add(r)
 		case r.ErrorClass == ClassCancelled:
 			s.RequestsCancelled++
-			continue
 		default:
 			s.RequestsFailed++
 			s.FailedByClass[r.ErrorClass]++
-			continue
-		}
-		s.InputTokens += int64(r.PromptTokens)
-		s.OutputTokens += int64(r.CompletionTokens)
-		if !r.UsageReported {
-			s.UsageMissing++
-			if r.PromptTokens == 0 {
-				s.InputTokensUnknown++
-			}
-		}
-		if r.LengthMismatch {
-			s.LengthMismatches++
-		}
-		sum := 0
-		for _, k := range r.ChunkTokens {
-			sum += k
-		}
-		if sum != r.CompletionTokens {
-			s.ChunkTokenMismatches++
-		}
-		e2e = append(e2e, r.E2EMs)
-		if len(r.ChunkTimesMs) > 0 {
-			ttft = append(ttft, r.TTFTMs)
-		}
-		if n := r.CompletionTokens; n > 1 && len(r.ChunkTimesMs) > 0 {
-			tpot = append(tpot, (r.E2EMs-r.TTFTMs)/float64(n-1))
-		}
-		for j, t := range r.ChunkTimesMs {
-			k := r.ChunkTokens[j]
-			bins[k]++
-			if j > 0 {
-				g := t - r.ChunkTimesMs[j-1]
-				itl = append(itl, g)
-				itlTok = append(itlTok, g)
-			}
-			for range k - 1 {
-				itlTok = append(itlTok, 0)
-			}
 		}
 	}
 	s.TTFT, s.TPOT, s.ITL, s.ITLPerToken, s.E2E, s.SendLag =
-		NewDist(ttft), NewDist(tpot), NewDist(itl), NewDist(itlTok), NewDist(e2e), NewDist(lag)
+		NewDist(x.ttft), NewDist(x.tpot), NewDist(x.itl), NewDist(x.itlTok), NewDist(x.e2e), NewDist(x.lag)
 	s.DurationS = end
 	if end > 0 {
 		s.RequestThroughput = float64(s.RequestsOK) / end
@@ -108,15 +78,57 @@ func Summarize(recs []Record, notSent int, complete bool) Summary {
 		s.CompletionTimeS = &ct
 	}
 	s.Concurrency = concurrency(recs, 0, end)
-	keys := make([]int, 0, len(bins))
-	for k := range bins {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		s.TokensPerChunk = append(s.TokensPerChunk, ChunkBin{Tokens: k, Chunks: bins[k]})
+	for _, k := range slices.Sorted(maps.Keys(x.bins)) {
+		s.TokensPerChunk = append(s.TokensPerChunk, ChunkBin{Tokens: k, Chunks: x.bins[k]})
 	}
 	return s
+}
+
+// countTokens adds a successful request's token counts and its usage and
+// length anomalies.
+func (s *Summary) countTokens(r *Record) {
+	s.InputTokens += int64(r.PromptTokens)
+	s.OutputTokens += int64(r.CompletionTokens)
+	if !r.UsageReported {
+		s.UsageMissing++
+		if r.PromptTokens == 0 {
+			s.InputTokensUnknown++
+		}
+	}
+	if r.LengthMismatch {
+		s.LengthMismatches++
+	}
+	sum := 0
+	for _, k := range r.ChunkTokens {
+		sum += k
+	}
+	if sum != r.CompletionTokens {
+		s.ChunkTokenMismatches++
+	}
+}
+
+// add takes a successful request's latency samples: a k-token chunk adds
+// its gap to the per-token ITL followed by k−1 zeros.
+func (x *samples) add(r *Record) {
+	x.e2e = append(x.e2e, r.E2EMs)
+	if len(r.ChunkTimesMs) > 0 {
+		x.ttft = append(x.ttft, r.TTFTMs)
+	}
+	if n := r.CompletionTokens; n > 1 && len(r.ChunkTimesMs) > 0 {
+		x.tpot = append(x.tpot, (r.E2EMs-r.TTFTMs)/float64(n-1))
+	}
+	for j, t := range r.ChunkTimesMs {
+		k := r.ChunkTokens[j]
+		x.bins[k]++
+		if j > 0 {
+			g := t - r.ChunkTimesMs[j-1]
+			x.itl = append(x.itl, g)
+			x.itlTok = append(x.itlTok, g)
+		}
+		for range k - 1 {
+			x.itlTok = append(x.itlTok, 0)
+		}
+	}
 }
 
 // concurrency is the time-weighted number of requests in flight over

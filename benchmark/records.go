@@ -10,8 +10,7 @@ import (
 )
 
 // RecordWriter writes records as JSON Lines, one Write per record, so
-// each line reaches the file (the OS) as soon as its request ends and a
-// crash loses nothing already written.
+// each line reaches the writer (the OS) as soon as its request ends.
 type RecordWriter struct {
 	w   io.Writer
 	buf bytes.Buffer

@@ -1,9 +1,6 @@
 package benchmark
 
-import (
-	"encoding/json"
-	"time"
-)
+import "github.com/servecmp/servecmp/benchmark/servermetrics"
 
 // Schema names the result file format written by servecmp benchmark.
 const Schema = "servecmp.result/1"
@@ -24,19 +21,16 @@ type Result struct {
 	// Summary covers every measured request; with a sweep it is the last
 	// step's summary (each step's is in Sweep.Steps).
 	Summary Summary `json:"summary"`
-	// ServerMetrics is the scraped Prometheus series (the JSON encoding of
-	// benchmark/servermetrics's result), or null when none were scraped.
-	ServerMetrics json.RawMessage `json:"server_metrics"`
+	// ServerMetrics is the scraped Prometheus series over the measured
+	// window (first measured step's start to the last one's drain end), or
+	// nil (null) when none were scraped.
+	ServerMetrics *servermetrics.Result `json:"server_metrics"`
 	// Sweep is set only for --sweep-concurrency / --sweep-rate runs.
 	Sweep *Sweep `json:"sweep"`
 	// Incomplete is true when the run was interrupted (Ctrl-C, or a step
 	// that could not finish); the figures cover what completed.
 	Incomplete bool     `json:"incomplete"`
 	Warnings   []string `json:"warnings"`
-
-	// StepStarts holds each measured step's t=0 instant (not encoded), so
-	// that a caller can place the run on another clock (server metrics).
-	StepStarts []time.Time `json:"-"`
 }
 
 // Manifest records what was measured and how, so that two results can be
@@ -81,7 +75,7 @@ type WorkloadInfo struct {
 type LoadPolicy struct {
 	// Mode is "concurrency" (closed loop), "rate" (open loop) or "trace"
 	// (every request carries its own arrival offset).
-	Mode             string  `json:"mode"`
+	Mode             Mode    `json:"mode"`
 	Concurrency      int     `json:"concurrency,omitempty"`
 	Rate             float64 `json:"rate,omitempty"` // requests/s
 	Arrival          string  `json:"arrival,omitempty"`
@@ -214,7 +208,7 @@ type Summary struct {
 
 // Sweep is a series of measured runs over offered concurrency or rate.
 type Sweep struct {
-	Kind      string    `json:"kind"` // "concurrency" or "rate"
+	Kind      Mode      `json:"kind"` // ModeConcurrency or ModeRate
 	Values    []float64 `json:"values"`
 	Threshold float64   `json:"threshold"`
 	// SaturationAt is the value of the first step after which no later

@@ -1,31 +1,18 @@
 package benchmark
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
-)
-
-// Load modes.
-const (
-	ModeConcurrency = "concurrency"
-	ModeRate        = "rate"
-	ModeTrace       = "trace"
-)
-
-// Drain rules.
-const (
-	DrainWait   = "wait"
-	DrainCancel = "cancel"
 )
 
 // LagWarnMs is the open-loop send-lag p99 (ms) above which a run warns
@@ -36,81 +23,8 @@ const LagWarnMs = 10.0
 // rule is "wait" with no timeout: an interrupted run never waits forever.
 const InterruptDrainCap = 30 * time.Second
 
-// Config is one benchmark invocation. Load carries the policy; for a sweep,
-// SweepKind ("concurrency" or "rate") and SweepValues replace
-// Load.Concurrency or Load.Rate step by step.
-type Config struct {
-	Client   *Client
-	Engine   string // resolved engine (not "auto")
-	Model    string
-	Workload *workload.Workload
-	Load     LoadPolicy
-
-	SweepKind           string
-	SweepValues         []float64
-	SaturationThreshold float64
-
-	// OnRecord receives every measured request's record as the request
-	// ends; calls are serialised.
-	OnRecord func(*Record) error
-	// Progress, when non-nil, is updated as requests end.
-	Progress *Progress
-	// BeforeStep, when non-nil, is called right before each measured step
-	// starts (after warmup and any prefix-cache reset): the caller takes a
-	// server-metrics baseline there.
-	BeforeStep func(step int)
-}
-
-// Progress is live run state for a progress display; read it with the
-// atomic loads from another goroutine.
-type Progress struct {
-	Step         atomic.Int64
-	Total        atomic.Int64 // requests offered in the current step
-	Done         atomic.Int64
-	OK           atomic.Int64
-	Failed       atomic.Int64
-	OutputTokens atomic.Int64
-	Started      atomic.Int64 // UnixNano of the current step's start
-}
-
-// Validate checks a load policy and fills defaults (arrival, drain).
-func (l *LoadPolicy) Validate() error {
-	switch l.Mode {
-	case ModeConcurrency:
-		if l.Concurrency < 1 {
-			return errors.New("concurrency must be at least 1")
-		}
-	case ModeRate:
-		if !(l.Rate > 0) || math.IsInf(l.Rate, 0) {
-			return errors.New("rate must be a positive number of requests/s")
-		}
-		if l.Arrival == "" {
-			l.Arrival = ArrivalPoisson
-		}
-		switch l.Arrival {
-		case ArrivalConstant, ArrivalPoisson:
-		case ArrivalGamma:
-			if !(l.Burstiness > 0) || math.IsInf(l.Burstiness, 0) {
-				return errors.New("burstiness must be a positive gamma shape")
-			}
-		default:
-			return fmt.Errorf("unknown arrival %q (want constant, poisson or gamma)", l.Arrival)
-		}
-	case ModeTrace:
-	default:
-		return fmt.Errorf("unknown load mode %q", l.Mode)
-	}
-	if l.MaxConcurrency < 0 || l.Warmup < 0 || l.DurationS < 0 || l.DrainTimeoutS < 0 || l.RequestTimeoutS < 0 {
-		return errors.New("max-concurrency, warmup, duration, drain-timeout and request-timeout must not be negative")
-	}
-	if l.Drain == "" {
-		l.Drain = DrainWait
-	}
-	if l.Drain != DrainWait && l.Drain != DrainCancel {
-		return fmt.Errorf("unknown drain rule %q (want wait or cancel)", l.Drain)
-	}
-	return nil
-}
+// detectTimeout bounds the engine detection before the run.
+const detectTimeout = 30 * time.Second
 
 // warnings collects de-duplicated warnings from many goroutines.
 type warnings struct {
@@ -150,237 +64,352 @@ type stepOut struct {
 	drainCut bool // in-flight requests were cancelled at the end
 }
 
-// Run executes the warmup and every measured step and returns the result
-// without its manifest (the caller fills that in). It returns an error only
-// for an unusable configuration; request failures are results. When ctx is
+// runner is one Run's state.
+type runner struct {
+	cfg     *Config
+	client  *Client
+	info    EngineInfo // Engine is resolved (never "auto")
+	model   string
+	reqs    []workload.Request
+	prep    []prepared
+	warn    warnings
+	res     *Result
+	metrics *metricsRun
+	starts  []time.Time // each measured step's t=0
+	recMu   sync.Mutex
+}
+
+// Run validates cfg, detects the engine, assembles the manifest, runs the
+// warmup and every measured step while scraping the server's metrics, and
+// returns the complete result. It returns an error only for an unusable
+// configuration (a *ConfigError, found before any request is sent) or an
+// unreachable server; request failures are results. When ctx is
 // cancelled it stops sending, applies the drain rule and returns what was
 // measured with Incomplete set.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	if cfg.Client == nil || cfg.Workload == nil {
-		return nil, errors.New("benchmark: client and workload are required")
-	}
-	load := cfg.Load
-	if err := load.Validate(); err != nil {
+	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	var warn warnings
-	reqs := cfg.Workload.Requests
-	if len(reqs) == 0 {
-		return nil, fmt.Errorf("workload %s has no requests", cfg.Workload.Path)
+	r := &runner{cfg: &cfg, client: cfg.Client, reqs: cfg.Workload.Requests}
+	if r.client == nil {
+		r.client = NewClient(ClientOptions{BaseURL: cfg.URL, APIKey: cfg.APIKey, Conns: cfg.conns(),
+			RequestTimeout: durSeconds(cfg.Load.RequestTimeoutS)})
+		defer r.client.Close()
 	}
-	prep := make([]prepared, len(reqs))
-	for i := range reqs {
-		p, err := buildBody(&reqs[i], cfg.Model, cfg.Engine, warn.add)
-		if err != nil {
-			return nil, fmt.Errorf("workload %s: %w", cfg.Workload.Path, err)
-		}
-		prep[i] = p
+	if err := r.prepare(ctx); err != nil {
+		return nil, err
 	}
-	res := &Result{
+	r.metrics = startMetrics(ctx, cfg.Metrics)
+	warm, err := r.warmup(ctx)
+	if err == nil {
+		err = r.sweep(ctx, warm)
+	}
+	r.metrics.stop()
+	if err != nil {
+		return nil, err
+	}
+	r.finish()
+	return r.res, nil
+}
+
+// prepare detects the engine and model, assembles the manifest and
+// encodes every request.
+func (r *runner) prepare(ctx context.Context) error {
+	cfg := r.cfg
+	dctx, cancel := context.WithTimeout(ctx, detectTimeout)
+	info, err := r.client.Detect(dctx, cfg.Engine)
+	cancel()
+	if err != nil {
+		return err
+	}
+	r.info, r.model = info, cfg.Model
+	if r.model == "" {
+		r.model = info.Model
+	}
+	if r.model == "" {
+		return errors.New("no model given and the server lists no model at /v1/models")
+	}
+	r.res = &Result{
 		Schema:   Schema,
-		Workload: WorkloadInfo{Path: cfg.Workload.Path, SHA256: cfg.Workload.SHA256, Count: len(reqs)},
+		Manifest: r.manifest(),
+		Workload: WorkloadInfo{Path: cfg.Workload.Path, SHA256: cfg.Workload.SHA256, Count: len(r.reqs)},
 	}
-	hasOffsets := slices.ContainsFunc(reqs, func(r workload.Request) bool { return r.ArrivalOffsetS != nil })
-	if hasOffsets && load.Mode == ModeConcurrency {
-		warn.add("closed-loop run: the workload's arrival offsets are ignored")
+	r.prep = make([]prepared, len(r.reqs))
+	for i := range r.reqs {
+		if r.prep[i], err = buildBody(&r.reqs[i], r.model, info.Engine, r.warn.add); err != nil {
+			return fmt.Errorf("workload %s: %w", cfg.Workload.Path, err)
+		}
 	}
+	hasOffsets := slices.ContainsFunc(r.reqs, func(q workload.Request) bool { return q.ArrivalOffsetS != nil })
+	if hasOffsets && cfg.Load.Mode == ModeConcurrency {
+		r.warn.add("closed-loop run: the workload's arrival offsets are ignored")
+	}
+	return nil
+}
 
-	// Warmup: the first N requests' shapes (cycling if N exceeds the
-	// workload) with their prompts reversed (warmupPrompt) and ids
-	// suffixed "-warmup", sent closed-loop and never recorded. They are
-	// not the measured requests: replaying those would put their prompts
-	// in the prefix cache before they are measured.
-	var warmPhase Phase
-	if n := load.Warmup; n > 0 {
-		wp := make([]prepared, n)
-		same := 0
-		for i := range wp {
-			r := warmupRequest(&reqs[i%len(reqs)])
-			if samePrompt(&r, &reqs[i%len(reqs)]) {
-				same++
-			}
-			p, err := buildBody(&r, cfg.Model, cfg.Engine, warn.add)
-			if err != nil {
-				return nil, fmt.Errorf("workload %s: warmup: %w", cfg.Workload.Path, err)
-			}
-			wp[i] = p
+// manifest assembles the manifest once: what the run offers and
+// detected, then the user's fields, which win.
+func (r *runner) manifest() Manifest {
+	cfg, info := r.cfg, r.info
+	m := Manifest{
+		Engine: info.Engine, EngineVersion: info.Version, EngineDetectedFrom: info.DetectedBy, Model: r.model,
+		ServecmpVersion: cfg.Manifest.ServecmpVersion, ServecmpCommit: cfg.Manifest.ServecmpCommit,
+		ClientHost: cfg.Manifest.ClientHost, URL: redactURL(cmp.Or(cfg.URL, r.client.base)),
+		LoadPolicy: cfg.loadPolicyText(), Seed: cfg.Load.Seed, Endpoint: endpointKind(cfg.Workload),
+	}
+	if info.Root != "" && info.Root != r.model {
+		m.Extra = map[string]string{"model_root": info.Root}
+	}
+	_ = m.SetAll(cfg.Manifest.Fields) // validated before the run
+	return m
+}
+
+// warmup sends the warmup requests: the first N requests' shapes (cycling
+// if N exceeds the workload) with their prompts reversed (warmupRequest)
+// and ids suffixed "-warmup", closed-loop and never recorded. They are not
+// the measured requests: replaying those would put their prompts in the
+// prefix cache before they are measured.
+func (r *runner) warmup(ctx context.Context) (Phase, error) {
+	load := r.cfg.Load
+	n := load.Warmup
+	if n == 0 {
+		return Phase{}, nil
+	}
+	wp := make([]prepared, n)
+	same := 0
+	for i := range wp {
+		q := warmupRequest(&r.reqs[i%len(r.reqs)])
+		if samePrompt(&q, &r.reqs[i%len(r.reqs)]) {
+			same++
 		}
-		if same > 0 {
-			warn.add(fmt.Sprintf("warmup: %d of %d warmup prompts read the same reversed (palindromes or one token/word) and repeat a measured prompt", same, n))
+		p, err := buildBody(&q, r.model, r.info.Engine, r.warn.add)
+		if err != nil {
+			return Phase{}, fmt.Errorf("workload %s: warmup: %w", r.cfg.Workload.Path, err)
 		}
-		wl := LoadPolicy{Mode: ModeConcurrency, Concurrency: load.Concurrency, Drain: DrainWait, DrainTimeoutS: load.DrainTimeoutS}
-		if load.Mode != ModeConcurrency {
-			wl.Concurrency = load.MaxConcurrency
-			if wl.Concurrency == 0 {
-				wl.Concurrency = n
-			}
-		}
-		out := runStep(ctx, cfg.Client, wp, nil, wl, -1, nil, nil)
-		end := 0.0
-		failed := 0
-		for i := range out.recs {
-			end = math.Max(end, endS(&out.recs[i]))
-			if !out.recs[i].OK {
-				failed++
-			}
-		}
-		warmPhase = phase(out.recs, 0, end)
-		if failed > 0 {
-			warn.add(fmt.Sprintf("warmup: %d of %d requests failed", failed, len(out.recs)))
-		}
-		if out.interrupted {
-			res.Incomplete = true
+		wp[i] = p
+	}
+	if same > 0 {
+		r.warn.add(fmt.Sprintf("warmup: %d of %d warmup prompts read the same reversed (palindromes or one token/word) and repeat a measured prompt", same, n))
+	}
+	wl := LoadPolicy{Mode: ModeConcurrency, Concurrency: load.Concurrency, Drain: DrainWait, DrainTimeoutS: load.DrainTimeoutS}
+	if load.Mode != ModeConcurrency {
+		wl.Concurrency = load.MaxConcurrency
+		if wl.Concurrency == 0 {
+			wl.Concurrency = n
 		}
 	}
+	out := runStep(ctx, r.client, wp, nil, wl, -1, nil, nil)
+	end, failed := 0.0, 0
+	for i := range out.recs {
+		end = math.Max(end, endS(&out.recs[i]))
+		if !out.recs[i].OK {
+			failed++
+		}
+	}
+	if failed > 0 {
+		r.warn.add(fmt.Sprintf("warmup: %d of %d requests failed", failed, len(out.recs)))
+	}
+	if out.interrupted {
+		r.res.Incomplete = true
+	}
+	return phase(out.recs, 0, end), nil
+}
 
+// sweep runs every measured step (one when there is no sweep) and fills
+// the result's load, summary and phases from the last one.
+func (r *runner) sweep(ctx context.Context, warm Phase) error {
+	cfg := r.cfg
 	values := cfg.SweepValues
 	if cfg.SweepKind == "" {
 		values = []float64{0}
 	}
-	if len(values) > 1 && !load.ResetPrefixCache {
-		warn.add("sweep: every step re-sends the same prompts and the prefix cache is not reset between steps (--reset-prefix-cache): later steps may hit the cache and look faster")
-	}
-	var mu sync.Mutex
-	onRecord := func(r *Record) {
-		if cfg.OnRecord == nil {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if err := cfg.OnRecord(r); err != nil {
-			warn.add("writing records: " + err.Error())
-		}
+	if len(values) > 1 && !cfg.Load.ResetPrefixCache {
+		r.warn.add("sweep: every step re-sends the same prompts and the prefix cache is not reset between steps (--reset-prefix-cache): later steps may hit the cache and look faster")
 	}
 	var steps []SweepStep
 	for si, v := range values {
-		if res.Incomplete || ctx.Err() != nil {
-			res.Incomplete = true
+		if r.res.Incomplete || ctx.Err() != nil {
+			r.res.Incomplete = true
 			break
 		}
-		sl := load
-		switch cfg.SweepKind {
-		case ModeConcurrency:
-			sl.Concurrency = int(v)
-		case ModeRate:
-			sl.Rate = v
-		}
-		if err := sl.Validate(); err != nil {
-			return nil, err
-		}
-		var stepWarn warnings
-		if cfg.SweepKind != "" {
-			c := sl.Concurrency
-			if cfg.SweepKind == ModeRate {
-				c = sl.MaxConcurrency
-			}
-			if c > 0 && len(reqs) < 4*c {
-				stepWarn.add(fmt.Sprintf("%d requests are fewer than 4 × concurrency %d: too few admission waves for a steady state", len(reqs), c))
-			}
-		}
-		if load.ResetPrefixCache {
-			if err := cfg.Client.ResetPrefixCache(ctx, cfg.Engine); err != nil {
-				stepWarn.add("reset prefix cache: " + err.Error())
-			}
-		}
-		var offsets []float64
-		if sl.Mode != ModeConcurrency {
-			var err error
-			if offsets, err = arrivalOffsets(reqs, sl); err != nil {
-				return nil, err
-			}
-		}
-		if p := cfg.Progress; p != nil {
-			p.Step.Store(int64(si))
-			p.Total.Store(int64(len(reqs)))
-			p.Done.Store(0)
-			p.OK.Store(0)
-			p.Failed.Store(0)
-			p.OutputTokens.Store(0)
-			p.Started.Store(time.Now().UnixNano())
-		}
-		if cfg.BeforeStep != nil {
-			cfg.BeforeStep(si)
-		}
-		out := runStep(ctx, cfg.Client, prep, offsets, sl, si, onRecord, cfg.Progress)
-		sl.Requests = len(reqs)
-		complete := !out.interrupted && !out.drainCut
-		sum := Summarize(out.recs, out.notSent, complete)
-		steady, drain := phases(out.recs, out.sendEndS)
-		st := SweepStep{Value: v, Load: sl, Summary: sum, Phases: Phases{Steady: steady, Drain: drain}}
-		if si == 0 {
-			st.Phases.Warmup = warmPhase
-		}
-		if sum.UsageMissing > 0 {
-			stepWarn.add(fmt.Sprintf("%d of %d successful requests had no usage from the server: their output tokens were counted from the chunks (token_ids length, else one per content chunk)", sum.UsageMissing, sum.RequestsOK))
-		}
-		if sum.InputTokensUnknown > 0 {
-			stepWarn.add(fmt.Sprintf("%d successful requests had neither usage nor token-id prompts: their input tokens are unknown and count 0 in input_tokens and input_throughput", sum.InputTokensUnknown))
-		}
-		if sum.LengthMismatches > 0 {
-			stepWarn.add(fmt.Sprintf("%d fixed-length requests produced a different number of tokens than requested (records: length_mismatch)", sum.LengthMismatches))
-		}
-		if sl.Mode != ModeConcurrency && sum.SendLag.Count > 0 && sum.SendLag.P99 > LagWarnMs {
-			msg := fmt.Sprintf("sends fell behind the schedule: send lag p50 %.1f ms, p99 %.1f ms, max %.1f ms", sum.SendLag.P50, sum.SendLag.P99, sum.SendLag.Max)
-			if sum.CapDelayed > 0 {
-				msg += fmt.Sprintf("; %d requests waited for a --max-concurrency slot", sum.CapDelayed)
-			}
-			stepWarn.add(msg + ": the offered load was lower than asked")
-		}
-		if sum.ChunkTokenMismatches > 0 {
-			stepWarn.add(fmt.Sprintf("%d successful requests had chunk token counts that do not add up to usage.completion_tokens (tokens coalesced without continuous usage or token_ids): itl_per_token_ms and tokens_per_chunk count one token per chunk for them", sum.ChunkTokenMismatches))
-		}
-		if sl.DurationS > 0 && out.notSent == 0 && !out.interrupted {
-			stepWarn.add(fmt.Sprintf("the workload ran out before --duration %gs: every request was sent", sl.DurationS))
-		}
-		st.Warnings = stepWarn.all()
-		for _, w := range st.Warnings {
-			if cfg.SweepKind != "" {
-				w = fmt.Sprintf("step %d (%s %g): %s", si, cfg.SweepKind, v, w)
-			}
-			warn.add(w)
+		st, err := r.sweepStep(ctx, si, v)
+		if err != nil {
+			return err
 		}
 		steps = append(steps, st)
-		res.StepStarts = append(res.StepStarts, out.start)
-		if out.interrupted {
-			res.Incomplete = true
-		}
 	}
+	res := r.res
 	if len(steps) == 0 {
-		res.Load = load
-		res.Load.Requests = len(reqs)
-		res.Phases.Warmup = warmPhase
-		res.Summary = Summarize(nil, len(reqs), false)
+		res.Load = cfg.Load
+		res.Load.Requests = len(r.reqs)
+		res.Summary = Summarize(nil, len(r.reqs), false)
 	} else {
 		last := steps[len(steps)-1]
 		res.Load, res.Summary, res.Phases = last.Load, last.Summary, last.Phases
-		res.Phases.Warmup = warmPhase
+		steps[0].Phases.Warmup = warm
 	}
+	res.Phases.Warmup = warm
 	if cfg.SweepKind != "" {
-		sw := &Sweep{Kind: cfg.SweepKind, Values: values, Threshold: cfg.SaturationThreshold, Steps: steps}
-		if sw.Steps == nil {
-			sw.Steps = []SweepStep{}
-		}
-		tp := make([]float64, len(steps))
-		for i, s := range steps {
-			tp[i] = s.Summary.OutputThroughput
-		}
-		at := Saturation(tp, cfg.SaturationThreshold)
-		if at >= 0 {
-			v := steps[at].Value
-			sw.SaturationAt, sw.Saturated = &v, true
-		} else {
-			warn.add("sweep: output throughput was still improving at the last step: saturation was not reached")
-		}
-		res.Sweep = sw
+		res.Sweep = r.saturation(values, steps)
 	}
+	return nil
+}
+
+// sweepStep runs the measured step si with sweep value v.
+func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, error) {
+	cfg := r.cfg
+	sl := *cfg.stepLoad(v)
+	var stepWarn warnings
+	if cfg.SweepKind != "" {
+		c := sl.Concurrency
+		if cfg.SweepKind == ModeRate {
+			c = sl.MaxConcurrency
+		}
+		if c > 0 && len(r.reqs) < 4*c {
+			stepWarn.add(fmt.Sprintf("%d requests are fewer than 4 × concurrency %d: too few admission waves for a steady state", len(r.reqs), c))
+		}
+	}
+	if sl.ResetPrefixCache {
+		if err := r.client.ResetPrefixCache(ctx, r.info.Engine); err != nil {
+			stepWarn.add("reset prefix cache: " + err.Error())
+		}
+	}
+	var offsets []float64
+	if sl.Mode != ModeConcurrency {
+		var err error
+		if offsets, err = arrivalOffsets(r.reqs, sl); err != nil {
+			return SweepStep{}, err
+		}
+	}
+	cfg.Progress.reset(si, len(r.reqs))
+	// A counter baseline at the measured phase's start, so that warmup
+	// work is not counted in the window's increase.
+	r.metrics.baseline()
+	out := runStep(ctx, r.client, r.prep, offsets, sl, si, r.record, cfg.Progress)
+	r.starts = append(r.starts, out.start)
+	if out.interrupted {
+		r.res.Incomplete = true
+	}
+	sl.Requests = len(r.reqs)
+	sum := Summarize(out.recs, out.notSent, !out.interrupted && !out.drainCut)
+	steady, drain := phases(out.recs, out.sendEndS)
+	st := SweepStep{Value: v, Load: sl, Summary: sum, Phases: Phases{Steady: steady, Drain: drain}}
+	stepWarnings(&stepWarn, &sl, &sum, &out)
+	st.Warnings = stepWarn.all()
+	for _, w := range st.Warnings {
+		if cfg.SweepKind != "" {
+			w = fmt.Sprintf("step %d (%s %g): %s", si, cfg.SweepKind, v, w)
+		}
+		r.warn.add(w)
+	}
+	return st, nil
+}
+
+// record hands a measured record to the caller, one at a time.
+func (r *runner) record(rec *Record) {
+	if r.cfg.OnRecord == nil {
+		return
+	}
+	r.recMu.Lock()
+	defer r.recMu.Unlock()
+	if err := r.cfg.OnRecord(rec); err != nil {
+		r.warn.add("writing records: " + err.Error())
+	}
+}
+
+// stepWarnings adds the warnings one measured step's figures call for.
+func stepWarnings(w *warnings, sl *LoadPolicy, sum *Summary, out *stepOut) {
+	if sum.UsageMissing > 0 {
+		w.add(fmt.Sprintf("%d of %d successful requests had no usage from the server: their output tokens were counted from the chunks (token_ids length, else one per content chunk)", sum.UsageMissing, sum.RequestsOK))
+	}
+	if sum.InputTokensUnknown > 0 {
+		w.add(fmt.Sprintf("%d successful requests had neither usage nor token-id prompts: their input tokens are unknown and count 0 in input_tokens and input_throughput", sum.InputTokensUnknown))
+	}
+	if sum.LengthMismatches > 0 {
+		w.add(fmt.Sprintf("%d fixed-length requests produced a different number of tokens than requested (records: length_mismatch)", sum.LengthMismatches))
+	}
+	if sl.Mode != ModeConcurrency && sum.SendLag.Count > 0 && sum.SendLag.P99 > LagWarnMs {
+		msg := fmt.Sprintf("sends fell behind the schedule: send lag p50 %.1f ms, p99 %.1f ms, max %.1f ms", sum.SendLag.P50, sum.SendLag.P99, sum.SendLag.Max)
+		if sum.CapDelayed > 0 {
+			msg += fmt.Sprintf("; %d requests waited for a --max-concurrency slot", sum.CapDelayed)
+		}
+		w.add(msg + ": the offered load was lower than asked")
+	}
+	if sum.ChunkTokenMismatches > 0 {
+		w.add(fmt.Sprintf("%d successful requests had chunk token counts that do not add up to usage.completion_tokens (tokens coalesced without continuous usage or token_ids): itl_per_token_ms and tokens_per_chunk count one token per chunk for them", sum.ChunkTokenMismatches))
+	}
+	if sl.DurationS > 0 && out.notSent == 0 && !out.interrupted {
+		w.add(fmt.Sprintf("the workload ran out before --duration %gs: every request was sent", sl.DurationS))
+	}
+}
+
+// saturation builds the sweep's outcome: where output throughput stopped
+// improving.
+func (r *runner) saturation(values []float64, steps []SweepStep) *Sweep {
+	sw := &Sweep{Kind: r.cfg.SweepKind, Values: values, Threshold: r.cfg.SaturationThreshold, Steps: steps}
+	if sw.Steps == nil {
+		sw.Steps = []SweepStep{}
+	}
+	tp := make([]float64, len(steps))
+	for i, s := range steps {
+		tp[i] = s.Summary.OutputThroughput
+	}
+	if at := Saturation(tp, r.cfg.SaturationThreshold); at >= 0 {
+		v := steps[at].Value
+		sw.SaturationAt, sw.Saturated = &v, true
+	} else {
+		r.warn.add("sweep: output throughput was still improving at the last step: saturation was not reached")
+	}
+	return sw
+}
+
+// finish adds the server metrics of the measured window and the last
+// warnings.
+func (r *runner) finish() {
+	res := r.res
 	if res.Incomplete {
-		warn.add("the run was interrupted: figures cover only what was measured before the interrupt")
+		r.warn.add("the run was interrupted: figures cover only what was measured before the interrupt")
 	}
-	res.Warnings = warn.all()
-	if res.Warnings == nil {
-		res.Warnings = []string{}
+	res.Warnings = r.warn.all()
+	if len(r.starts) == 0 || r.metrics == nil {
+		return
 	}
-	return res, nil
+	from := r.starts[0]
+	to := r.starts[len(r.starts)-1].Add(durSeconds(res.Phases.Drain.EndS))
+	sm := r.metrics.result(from, to)
+	res.ServerMetrics = sm
+	res.Warnings = append(res.Warnings, sm.Warnings...)
+	if hr := sm.PrefixCacheHitRate; hr != nil && *hr > 0 && !res.Load.ResetPrefixCache {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the server's prefix cache served %.1f%% of the prompt tokens in the measured window and was not reset (--reset-prefix-cache): part of that may be warm from earlier runs, which makes runs incomparable", 100**hr))
+	}
+}
+
+// endpointKind says which endpoints the workload uses.
+func endpointKind(w *workload.Workload) string {
+	chat, comp := false, false
+	for i := range w.Requests {
+		if len(w.Requests[i].Messages) > 0 {
+			chat = true
+		} else {
+			comp = true
+		}
+	}
+	switch {
+	case chat && comp:
+		return "mixed"
+	case chat:
+		return "chat"
+	}
+	return "completions"
+}
+
+// redactURL hides a password given in the URL.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	return u.Redacted()
 }
 
 // warmupRequest is a warmup copy of r: the same length, sampling and
@@ -464,202 +493,4 @@ func arrivalOffsets(reqs []workload.Request, l LoadPolicy) ([]float64, error) {
 		}
 	}
 	return off, nil
-}
-
-// runStep sends reqs under policy l and drains. offsets (seconds) is the
-// open-loop schedule, nil for a closed loop. step is the records' step
-// index. t=0 is the step's start, which is also the first scheduled send.
-func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64, l LoadPolicy, step int,
-	onRecord func(*Record), prog *Progress) stepOut {
-	clk := newClock()
-	out := stepOut{start: clk.start}
-	n := len(reqs)
-	recs := make([]Record, n)
-	sent := make([]bool, n)
-	reqCtx, cancelReqs := context.WithCancelCause(context.Background())
-	defer cancelReqs(nil)
-	var wg sync.WaitGroup
-	deadline := durSeconds(l.DurationS)
-	stopped := func() bool {
-		return ctx.Err() != nil || (deadline > 0 && clk.now() >= deadline)
-	}
-	exec := func(i int, sched time.Duration, capDelayed bool, onSend func()) {
-		rec := &recs[i]
-		rec.ID, rec.Step, rec.ScheduledS, rec.CapDelayed = reqs[i].req.ID, step, seconds(sched), capDelayed
-		s := c.do(reqCtx, clk, &reqs[i], rec, onSend)
-		if onSend != nil {
-			onSend() // idempotent; covers a request that failed before sending
-		}
-		rec.SentS = seconds(s)
-		if prog != nil {
-			prog.Done.Add(1)
-			if rec.OK {
-				prog.OK.Add(1)
-				prog.OutputTokens.Add(int64(rec.CompletionTokens))
-			} else {
-				prog.Failed.Add(1)
-			}
-		}
-		if onRecord != nil {
-			onRecord(rec)
-		}
-	}
-
-	if offsets == nil {
-		// Closed loop: each worker takes the next request as soon as its
-		// previous one ends. Sending is over when the last request has
-		// been sent, the duration passes or ctx is cancelled.
-		var next atomic.Int64
-		exhausted := make(chan struct{})
-		var once sync.Once
-		for range min(l.Concurrency, n) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for !stopped() {
-					i := int(next.Add(1) - 1)
-					if i >= n {
-						return
-					}
-					sent[i] = true
-					var onSend func()
-					if i == n-1 {
-						onSend = func() { once.Do(func() { close(exhausted) }) }
-					}
-					exec(i, clk.now(), false, onSend)
-				}
-			}()
-		}
-		var dl <-chan time.Time
-		if deadline > 0 {
-			t := time.NewTimer(deadline - clk.now())
-			defer t.Stop()
-			dl = t.C
-		}
-		select {
-		case <-exhausted:
-		case <-dl:
-		case <-ctx.Done():
-		}
-	} else {
-		order := make([]int, n)
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(a, b int) bool { return offsets[order[a]] < offsets[order[b]] })
-		var sem chan struct{}
-		if l.MaxConcurrency > 0 {
-			sem = make(chan struct{}, l.MaxConcurrency)
-		}
-		timer := time.NewTimer(time.Hour)
-		timer.Stop()
-	dispatch:
-		for _, i := range order {
-			at := durSeconds(offsets[i])
-			if deadline > 0 && at >= deadline {
-				break
-			}
-			if d := at - clk.now(); d > 0 {
-				timer.Reset(d)
-				select {
-				case <-timer.C:
-				case <-ctx.Done():
-					break dispatch
-				}
-			}
-			if ctx.Err() != nil {
-				break
-			}
-			capDelayed := false
-			if sem != nil {
-				select {
-				case sem <- struct{}{}:
-				default:
-					capDelayed = true
-					select {
-					case sem <- struct{}{}:
-					case <-ctx.Done():
-						break dispatch
-					}
-				}
-				if deadline > 0 && clk.now() >= deadline {
-					<-sem
-					break
-				}
-			}
-			sent[i] = true
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if sem != nil {
-					defer func() { <-sem }()
-				}
-				exec(i, at, capDelayed, nil)
-			}()
-		}
-	}
-
-	// Sending is over; drain.
-	out.sendEndS = seconds(clk.now())
-	durationCut := deadline > 0 && ctx.Err() == nil
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	interrupted := ctx.Err() != nil
-	if l.Drain == DrainCancel {
-		select {
-		case <-done:
-		default:
-			cancelReqs(&cancelCause{"cancelled by the drain rule"})
-			out.drainCut = true
-		}
-	} else {
-		limit := durSeconds(l.DrainTimeoutS)
-		if interrupted && (limit == 0 || limit > InterruptDrainCap) {
-			limit = InterruptDrainCap
-		}
-		var tc <-chan time.Time
-		if limit > 0 {
-			t := time.NewTimer(limit)
-			defer t.Stop()
-			tc = t.C
-		}
-		ctxDone := ctx.Done()
-		if interrupted {
-			ctxDone = nil
-		}
-	drain:
-		for {
-			select {
-			case <-done:
-				break drain
-			case <-tc:
-				cancelReqs(&cancelCause{"cancelled: drain timeout passed"})
-				out.drainCut = true
-				break drain
-			case <-ctxDone:
-				// Interrupted while draining: cap the rest of the wait.
-				interrupted, ctxDone = true, nil
-				if tc == nil {
-					t := time.NewTimer(InterruptDrainCap)
-					defer t.Stop()
-					tc = t.C
-				}
-			}
-		}
-	}
-	<-done
-	if durationCut && slices.Contains(sent, false) {
-		// Stopped by --duration: an open loop stops at its last arrival
-		// before the deadline, but the load was offered until it.
-		out.sendEndS = math.Max(out.sendEndS, seconds(deadline))
-	}
-	out.interrupted = interrupted || ctx.Err() != nil
-	for i := range recs {
-		if sent[i] {
-			out.recs = append(out.recs, recs[i])
-		} else {
-			out.notSent++
-		}
-	}
-	return out
 }

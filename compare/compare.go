@@ -29,7 +29,7 @@ import (
 	"io"
 
 	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/compare/check"
+	"github.com/servecmp/servecmp/check"
 )
 
 // Run is one benchmark result file.

@@ -9,8 +9,9 @@ import (
 	"testing"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/servermetrics"
+	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/classify"
-	"github.com/servecmp/servecmp/compare/check"
 	"github.com/servecmp/servecmp/internal/stats"
 )
 
@@ -236,8 +237,11 @@ func goldenReport(t *testing.T) *Report {
 	b[0].Result.Manifest.Quantization = "fp8"
 	for i, run := range append(slices.Clone(a), b...) {
 		peak := 0.5 + 0.1*float64(i)
-		run.Result.ServerMetrics = json.RawMessage(fmt.Sprintf(`{"metrics":[{"name":"kv_cache_usage","kind":"gauge","unit":"fraction","peak":%g,"mean":%g},`+
-			`{"name":"preemptions","kind":"counter","unit":"preemptions","peak":9,"increase":%d}]}`, peak, peak/2, i))
+		run.Result.ServerMetrics = new(servermetrics.Result)
+		if err := json.Unmarshal(fmt.Appendf(nil, `{"metrics":[{"name":"kv_cache_usage","kind":"gauge","unit":"fraction","peak":%g,"mean":%g},`+
+			`{"name":"preemptions","kind":"counter","unit":"preemptions","peak":9,"increase":%d}]}`, peak, peak/2, i), run.Result.ServerMetrics); err != nil {
+			t.Fatal(err)
+		}
 	}
 	b[1].Result.Manifest.Quantization = "fp8"
 	b[2].Result.Manifest.Quantization = "fp8"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/servermetrics"
-	"github.com/servecmp/servecmp/compare/check"
+	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/internal/stats"
 )
 
@@ -87,7 +87,7 @@ func splitRuns(runs []Run) (plain, sweeps []Run) {
 
 func curve(side string, run Run) SweepCurve {
 	sw := run.Result.Sweep
-	c := SweepCurve{Side: side, Path: run.Path, Kind: sw.Kind, SaturationAt: sw.SaturationAt}
+	c := SweepCurve{Side: side, Path: run.Path, Kind: string(sw.Kind), SaturationAt: sw.SaturationAt}
 	for _, st := range sw.Steps {
 		s := st.Summary
 		c.Points = append(c.Points, SweepPoint{
@@ -241,36 +241,7 @@ func (r *Report) contract(runsA, runsB []Run, decl []string) {
 	w := &r.Workload
 	w.SHA256A, w.SHA256B = values(runsA, "workload.sha256", fa), values(runsB, "workload.sha256", fb)
 	w.CountA, w.CountB = runsA[0].Result.Workload.Count, runsB[0].Result.Workload.Count
-	w.LoadA, w.LoadB = loadString(runsA[0].Result.Load), loadString(runsB[0].Result.Load)
-}
-
-func loadString(l benchmark.LoadPolicy) string {
-	var parts []string
-	switch l.Mode {
-	case "concurrency":
-		parts = append(parts, fmt.Sprintf("concurrency %d", l.Concurrency))
-	case "rate":
-		parts = append(parts, fmt.Sprintf("rate %g req/s (%s", l.Rate, l.Arrival))
-		if l.Burstiness != 0 && l.Burstiness != 1 {
-			parts[0] += fmt.Sprintf(", burstiness %g", l.Burstiness)
-		}
-		parts[0] += ")"
-		if l.MaxConcurrency > 0 {
-			parts = append(parts, fmt.Sprintf("max concurrency %d", l.MaxConcurrency))
-		}
-	case "":
-		parts = append(parts, "unknown")
-	default:
-		parts = append(parts, l.Mode)
-	}
-	parts = append(parts, fmt.Sprintf("%d measured requests", l.Requests), fmt.Sprintf("warmup %d", l.Warmup))
-	if l.DurationS > 0 {
-		parts = append(parts, fmt.Sprintf("duration %g s", l.DurationS))
-	}
-	if l.Drain != "" {
-		parts = append(parts, "drain "+l.Drain)
-	}
-	return strings.Join(parts, ", ")
+	w.LoadA, w.LoadB = runsA[0].Result.Load.String(), runsB[0].Result.Load.String()
 }
 
 func (r *Report) correctness(in Input) {
@@ -669,13 +640,8 @@ func (r *Report) serverMetrics(runsA, runsB []Run) {
 		out := map[string]*acc{}
 		var order []string
 		for _, run := range runs {
-			raw := run.Result.ServerMetrics
-			if len(raw) == 0 || string(raw) == "null" {
-				continue
-			}
-			var sm servermetrics.Result
-			if err := json.Unmarshal(raw, &sm); err != nil {
-				r.Warnings = append(r.Warnings, fmt.Sprintf("%s: server_metrics unreadable: %v", run.Path, err))
+			sm := run.Result.ServerMetrics
+			if sm == nil {
 				continue
 			}
 			for _, m := range sm.Metrics {

@@ -7,8 +7,8 @@ import (
 	"os"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/classify"
-	"github.com/servecmp/servecmp/compare/check"
 )
 
 // Paths names the files of a comparison: benchmark results, per-request

@@ -461,98 +461,65 @@ func candidate(key uint64, pos, rank, emitted, vocab int) int {
 	return tokenAt(key^mix(uint64(rank)), pos, vocab)
 }
 
+// sseStream is one streamed response's state.
+type sseStream struct {
+	s                    *Server
+	w                    http.ResponseWriter
+	r                    *http.Request
+	rc                   *http.ResponseController
+	enc                  *chunkEncoder
+	buf                  []byte
+	group                []int // tokens of the chunk being built
+	sent                 int   // tokens written
+	faultAt              int
+	midErr, stall, reset bool
+	continuous           bool
+}
+
+// Error events of a stream.
+const (
+	abortEvent  = "data: {\"error\": {\"object\": \"error\", \"message\": \"server shutting down\", \"type\": \"ServiceUnavailableError\", \"code\": 503}}\n\ndata: [DONE]\n\n"
+	midErrEvent = "data: {\"error\": {\"object\": \"error\", \"message\": \"simulated engine error during generation\", \"type\": \"InternalServerError\", \"code\": 500}}\n\ndata: [DONE]\n\n"
+)
+
 // stream writes the SSE response.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, j *job, q *seq, id uint64) {
-	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-
 	cfg := &s.cfg
-	midErr := decide(j.key, saltMidErr, cfg.MidStreamErrorRate)
-	stall := decide(j.key, saltStall, cfg.StallRate)
-	reset := decide(j.key, saltReset, cfg.ResetRate)
-	at := faultPos(j.key, j.maxTokens)
-	includeUsage := j.req.StreamOptions != nil && j.req.StreamOptions.IncludeUsage
-	continuous := j.req.StreamOptions != nil && j.req.StreamOptions.ContinuousUsageStats
-
-	enc := s.newChunkEncoder(j, id)
-	buf := make([]byte, 0, 4096)
-	if j.chat {
-		buf = enc.roleChunk(buf)
+	st := &sseStream{
+		s: s, w: w, r: r, rc: http.NewResponseController(w), enc: s.newChunkEncoder(j, id), buf: make([]byte, 0, 4096),
+		faultAt: faultPos(j.key, j.maxTokens), midErr: decide(j.key, saltMidErr, cfg.MidStreamErrorRate),
+		stall: decide(j.key, saltStall, cfg.StallRate), reset: decide(j.key, saltReset, cfg.ResetRate),
+		continuous: j.req.StreamOptions != nil && j.req.StreamOptions.ContinuousUsageStats,
 	}
-	var ids, group []int
-	sent := 0 // tokens written
+	includeUsage := j.req.StreamOptions != nil && j.req.StreamOptions.IncludeUsage
+	if j.chat {
+		st.buf = st.enc.roleChunk(st.buf)
+	}
+	var ids []int
 	for {
 		var done bool
 		var finish string
 		ids, done, finish = q.take(ids[:0])
 		if finish == "abort" {
-			buf = append(buf, "data: {\"error\": {\"object\": \"error\", \"message\": \"server shutting down\", \"type\": \"ServiceUnavailableError\", \"code\": 503}}\n\ndata: [DONE]\n\n"...)
-			w.Write(buf)
-			rc.Flush()
+			st.end(abortEvent)
 			return
 		}
-		for i, t := range ids {
-			pos := sent + len(group)
-			if pos == at && (midErr || reset || stall) {
-				if len(group) > 0 {
-					buf = enc.tokenChunk(buf, group, sent, "", continuous)
-					sent += len(group)
-					group = group[:0]
-				}
-				switch {
-				case midErr:
-					buf = append(buf, "data: {\"error\": {\"object\": \"error\", \"message\": \"simulated engine error during generation\", \"type\": \"InternalServerError\", \"code\": 500}}\n\ndata: [DONE]\n\n"...)
-					w.Write(buf)
-					rc.Flush()
-					return
-				case reset:
-					w.Write(buf)
-					rc.Flush()
-					s.resetConn(w)
-					return
-				case stall:
-					w.Write(buf)
-					rc.Flush()
-					buf = buf[:0]
-					select {
-					case <-time.After(cfg.StallFor):
-					case <-r.Context().Done():
-						return
-					}
-				}
-			}
-			group = append(group, t)
-			last := done && i == len(ids)-1
-			if len(group) >= cfg.TokensPerChunk || last {
-				fin := ""
-				if last {
-					fin = finish
-				}
-				buf = enc.tokenChunk(buf, group, sent, fin, continuous)
-				sent += len(group)
-				group = group[:0]
-			}
+		if !st.tokens(ids, done, finish) {
+			return
 		}
 		if done {
 			if includeUsage {
-				buf = enc.usageChunk(buf, sent)
+				st.buf = st.enc.usageChunk(st.buf, st.sent)
 			}
-			buf = append(buf, "data: [DONE]\n\n"...)
-			w.Write(buf)
-			rc.Flush()
+			st.end("data: [DONE]\n\n")
 			return
 		}
-		if len(buf) > 0 {
-			if _, err := w.Write(buf); err != nil {
-				return
-			}
-			if rc.Flush() != nil {
-				return
-			}
-			buf = buf[:0]
+		if !st.flush() {
+			return
 		}
 		select {
 		case <-q.notify:
@@ -560,6 +527,86 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, j *job, q *seq, 
 			return
 		}
 	}
+}
+
+// tokens adds ids to the stream, in chunks of TokensPerChunk, and injects
+// the request's fault at its position. It reports false when the stream
+// is over.
+func (st *sseStream) tokens(ids []int, done bool, finish string) bool {
+	for i, t := range ids {
+		if st.sent+len(st.group) == st.faultAt && (st.midErr || st.reset || st.stall) {
+			st.chunk("")
+			if !st.fault() {
+				return false
+			}
+		}
+		st.group = append(st.group, t)
+		last := done && i == len(ids)-1
+		if len(st.group) >= st.s.cfg.TokensPerChunk || last {
+			fin := ""
+			if last {
+				fin = finish
+			}
+			st.chunk(fin)
+		}
+	}
+	return true
+}
+
+// chunk encodes the pending group of tokens, if any.
+func (st *sseStream) chunk(finish string) {
+	if len(st.group) == 0 {
+		return
+	}
+	st.buf = st.enc.tokenChunk(st.buf, st.group, st.sent, finish, st.continuous)
+	st.sent += len(st.group)
+	st.group = st.group[:0]
+}
+
+// fault injects the stream's fault: an in-band error, a connection reset
+// or a stall. It reports false when the stream is over.
+func (st *sseStream) fault() bool {
+	switch {
+	case st.midErr:
+		st.end(midErrEvent)
+		return false
+	case st.reset:
+		st.w.Write(st.buf)
+		st.rc.Flush()
+		st.s.resetConn(st.w)
+		return false
+	}
+	st.w.Write(st.buf)
+	st.rc.Flush()
+	st.buf = st.buf[:0]
+	select {
+	case <-time.After(st.s.cfg.StallFor):
+		return true
+	case <-st.r.Context().Done():
+		return false
+	}
+}
+
+// flush writes what is buffered; false when the client is gone.
+func (st *sseStream) flush() bool {
+	if len(st.buf) == 0 {
+		return true
+	}
+	if _, err := st.w.Write(st.buf); err != nil {
+		return false
+	}
+	if st.rc.Flush() != nil {
+		return false
+	}
+	st.buf = st.buf[:0]
+	return true
+}
+
+// end writes what is buffered followed by the final events.
+func (st *sseStream) end(final string) {
+	st.buf = append(st.buf, final...)
+	st.w.Write(st.buf)
+	st.rc.Flush()
 }
 
 // resetConn closes the client connection without ending the response.

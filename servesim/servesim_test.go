@@ -592,11 +592,19 @@ func TestCloseEndsStreams(t *testing.T) {
 	go func() {
 		done <- post(t, context.Background(), ts.URL+"/v1/completions", completion([]int{4}, 100000, nil))
 	}()
-	time.Sleep(30 * time.Millisecond)
+	// Close only once the stream is running, so that Close ends a stream
+	// in flight rather than one not yet admitted.
+	deadline := time.Now().Add(5 * time.Second)
+	for s.st.generationTokens.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no token generated 5 s after the request")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	s.Close()
 	select {
 	case r := <-done:
-		if !r.events[len(r.events)-1].done {
+		if len(r.events) == 0 || !r.events[len(r.events)-1].done {
 			t.Error("closed stream did not end with [DONE]")
 		}
 	case <-time.After(5 * time.Second):

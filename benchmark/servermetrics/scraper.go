@@ -210,12 +210,6 @@ func (s *Scraper) ScrapeNow(ctx context.Context) {
 	}
 }
 
-// Scrape fetches and parses one page from url.
-func Scrape(ctx context.Context, c *http.Client, url string) (Snapshot, error) {
-	snap, _, err := fetch(ctx, c, url)
-	return snap, err
-}
-
 func fetch(ctx context.Context, c *http.Client, url string) (Snapshot, int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {

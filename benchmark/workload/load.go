@@ -10,7 +10,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
+
+	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
 // Kind names a request's prompt form.
@@ -197,34 +198,14 @@ func Write(w io.Writer, reqs []Request) error {
 	return nil
 }
 
-// WriteFile writes reqs to path (through a temporary file in the same
-// directory, renamed into place) and returns the sha256 of the bytes
-// written.
+// WriteFile writes reqs to path atomically (internal/atomicfile) and
+// returns the sha256 of the bytes written.
 func WriteFile(path string, reqs []Request) (sha string, err error) {
 	var buf bytes.Buffer
 	if err := Write(&buf, reqs); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return "", err
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err = tmp.Close(); err != nil {
-		return "", err
-	}
-	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
-		return "", err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.Write(path, buf.Bytes()); err != nil {
 		return "", err
 	}
 	sum := sha256.Sum256(buf.Bytes())

@@ -90,9 +90,6 @@ func ParseLength(s string) (Length, error) {
 	return Length{kind: "fixed", a: float64(n)}, nil
 }
 
-// Fixed returns a fixed length of n tokens.
-func Fixed(n int) Length { return Length{kind: "fixed", a: float64(n)} }
-
 // IsZero reports whether l is the zero Length (no spec given).
 func (l Length) IsZero() bool { return l.kind == "" }
 

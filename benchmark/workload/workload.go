@@ -44,3 +44,34 @@ type Workload struct {
 	SHA256   string // hex sha256 of the file's bytes
 	Requests []Request
 }
+
+// Stats summarises a workload: requests by prompt form, the known prompt
+// lengths and the output lengths (tokens), and how many requests are
+// fixed-length or carry an arrival offset.
+type Stats struct {
+	Kinds      map[Kind]int
+	InputLens  []int // InputLen of the requests that know it
+	MaxTokens  []int // every request's
+	FixedLen   int
+	WithArrive int
+}
+
+// Stats summarises w.
+func (w *Workload) Stats() Stats {
+	st := Stats{Kinds: map[Kind]int{}}
+	for i := range w.Requests {
+		r := &w.Requests[i]
+		st.Kinds[r.Kind()]++
+		if r.InputLen > 0 {
+			st.InputLens = append(st.InputLens, r.InputLen)
+		}
+		st.MaxTokens = append(st.MaxTokens, r.MaxTokens)
+		if r.FixedLength {
+			st.FixedLen++
+		}
+		if r.ArrivalOffsetS != nil {
+			st.WithArrive++
+		}
+	}
+	return st
+}

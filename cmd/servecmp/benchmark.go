@@ -1,16 +1,14 @@
 package main
 
 import (
-	"context"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"net/url"
 	"os"
-	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,8 +17,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/benchmark/servermetrics"
+	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/present"
 )
 
 type benchFlags struct {
@@ -101,7 +101,7 @@ to any output.`,
 	fs.StringArrayVar(&f.manifest, "manifest", nil, "manifest field key=value (repeatable; overrides detected values); keys: "+strings.Join(benchmark.ManifestKeys(), ", "))
 	fs.StringVar(&f.manifestFile, "manifest-file", "", "manifest fields as a JSON object or key=value lines")
 	fs.StringVar(&f.out, "out", "", `result JSON file ("-": stdout, and the text summary goes to stderr)`)
-	fs.StringVar(&f.records, "records", "", "per-request records (JSON Lines), written as requests end")
+	fs.StringVar(&f.records, "records", "", "per-request records (JSON Lines), streamed as requests end and put in place when the run ends")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), on or off")
 	return cmd
 }
@@ -129,109 +129,67 @@ func parseList(flag, s string) ([]float64, error) {
 }
 
 // loadPolicy turns the flags into a policy and sweep, checking that exactly
-// one load mode is chosen.
-func (f *benchFlags) loadPolicy(c *cobra.Command, w *workload.Workload) (benchmark.LoadPolicy, string, []float64, error) {
+// one load mode is chosen and that no flag is one the load would ignore.
+// benchmark.Run validates the values.
+func (f *benchFlags) loadPolicy(c *cobra.Command, w *workload.Workload, cfg *benchmark.Config) error {
 	l := benchmark.LoadPolicy{
 		Arrival: f.arrival, Burstiness: f.burstiness, MaxConcurrency: f.maxConcurrency, Seed: f.seed, Warmup: f.warmup,
 		DurationS: f.duration.Seconds(), Drain: f.drain, DrainTimeoutS: f.drainTimeout.Seconds(),
 		RequestTimeoutS: f.requestTimeout.Seconds(), ResetPrefixCache: f.resetPrefixCache,
 	}
+	changed := c.Flags().Changed
 	set := 0
 	for _, n := range []string{"concurrency", "rate", "sweep-concurrency", "sweep-rate"} {
-		if c.Flags().Changed(n) {
+		if changed(n) {
 			set++
 		}
 	}
-	allOffsets := true
-	for i := range w.Requests {
-		if w.Requests[i].ArrivalOffsetS == nil {
-			allOffsets = false
-			break
-		}
-	}
-	var kind string
-	var values []float64
+	allOffsets := !slices.ContainsFunc(w.Requests, func(r workload.Request) bool { return r.ArrivalOffsetS == nil })
 	var err error
 	switch {
 	case set > 1:
-		return l, "", nil, usagef("choose one of --concurrency, --rate, --sweep-concurrency and --sweep-rate")
-	case c.Flags().Changed("concurrency"):
+		return usagef("choose one of --concurrency, --rate, --sweep-concurrency and --sweep-rate")
+	case changed("concurrency"):
 		l.Mode, l.Concurrency = benchmark.ModeConcurrency, f.concurrency
-	case c.Flags().Changed("rate"):
+	case changed("rate"):
 		l.Mode, l.Rate = benchmark.ModeRate, f.rate
-	case c.Flags().Changed("sweep-concurrency"):
-		kind = benchmark.ModeConcurrency
-		if values, err = parseList("sweep-concurrency", f.sweepConcurrency); err != nil {
-			return l, "", nil, err
+	case changed("sweep-concurrency"):
+		if cfg.SweepValues, err = parseList("sweep-concurrency", f.sweepConcurrency); err != nil {
+			return err
 		}
-		l.Mode, l.Concurrency = benchmark.ModeConcurrency, int(values[0])
-	case c.Flags().Changed("sweep-rate"):
-		kind = benchmark.ModeRate
+		l.Mode, l.Concurrency, cfg.SweepKind = benchmark.ModeConcurrency, int(cfg.SweepValues[0]), benchmark.ModeConcurrency
+	case changed("sweep-rate"):
 		if allOffsets {
-			return l, "", nil, usagef("--sweep-rate: every request carries arrival_offset_s, so the rate cannot change")
+			return usagef("--sweep-rate: every request carries arrival_offset_s, so the rate cannot change")
 		}
-		if values, err = parseList("sweep-rate", f.sweepRate); err != nil {
-			return l, "", nil, err
+		if cfg.SweepValues, err = parseList("sweep-rate", f.sweepRate); err != nil {
+			return err
 		}
-		l.Mode, l.Rate = benchmark.ModeRate, values[0]
+		l.Mode, l.Rate, cfg.SweepKind = benchmark.ModeRate, cfg.SweepValues[0], benchmark.ModeRate
 	case allOffsets:
 		l.Mode = benchmark.ModeTrace
 	default:
-		return l, "", nil, usagef("choose a load: --concurrency, --rate, --sweep-concurrency or --sweep-rate")
+		return usagef("choose a load: --concurrency, --rate, --sweep-concurrency or --sweep-rate")
 	}
 	// A flag that the chosen load would ignore is a usage error: the
 	// result must describe the load that was actually offered.
-	changed := c.Flags().Changed
 	switch {
 	case l.Mode == benchmark.ModeConcurrency && changed("max-concurrency"):
-		return l, "", nil, usagef("--max-concurrency caps an open loop (--rate, --sweep-rate or a trace replay); a closed loop keeps exactly --concurrency in flight")
+		return usagef("--max-concurrency caps an open loop (--rate, --sweep-rate or a trace replay); a closed loop keeps exactly --concurrency in flight")
 	case l.Mode != benchmark.ModeRate && (changed("arrival") || changed("burstiness")):
-		return l, "", nil, usagef("--arrival and --burstiness shape the arrivals of --rate or --sweep-rate only")
+		return usagef("--arrival and --burstiness shape the arrivals of --rate or --sweep-rate only")
 	case l.Mode == benchmark.ModeRate && l.Arrival != benchmark.ArrivalGamma && changed("burstiness"):
-		return l, "", nil, usagef("--burstiness is the gamma shape: it needs --arrival gamma")
+		return usagef("--burstiness is the gamma shape: it needs --arrival gamma")
 	case l.Drain == benchmark.DrainCancel && changed("drain-timeout"):
-		return l, "", nil, usagef("--drain-timeout bounds --drain wait; --drain cancel stops requests in flight at once")
+		return usagef("--drain-timeout bounds --drain wait; --drain cancel stops requests in flight at once")
 	}
 	if l.Mode != benchmark.ModeRate {
 		l.Arrival, l.Burstiness = "", 0
 	} else if l.Arrival != benchmark.ArrivalGamma {
 		l.Burstiness = 0
 	}
-	if err := l.Validate(); err != nil {
-		return l, "", nil, usagef("%v", err)
-	}
-	return l, kind, values, nil
-}
-
-func policyString(l benchmark.LoadPolicy, kind string, values []float64) string {
-	var s string
-	switch {
-	case kind != "":
-		vs := make([]string, len(values))
-		for i, v := range values {
-			vs[i] = strconv.FormatFloat(v, 'g', -1, 64)
-		}
-		s = "sweep " + kind + "=" + strings.Join(vs, ",")
-		if kind == benchmark.ModeRate {
-			s += " arrival=" + l.Arrival
-		}
-	case l.Mode == benchmark.ModeConcurrency:
-		s = fmt.Sprintf("concurrency=%d", l.Concurrency)
-	case l.Mode == benchmark.ModeRate:
-		s = fmt.Sprintf("rate=%g arrival=%s", l.Rate, l.Arrival)
-		if l.Arrival == benchmark.ArrivalGamma {
-			s += fmt.Sprintf(" burstiness=%g", l.Burstiness)
-		}
-	default:
-		s = "trace"
-	}
-	if l.MaxConcurrency > 0 {
-		s += fmt.Sprintf(" max-concurrency=%d", l.MaxConcurrency)
-	}
-	if l.DurationS > 0 {
-		s += fmt.Sprintf(" duration=%gs", l.DurationS)
-	}
-	return s + fmt.Sprintf(" warmup=%d drain=%s", l.Warmup, l.Drain)
+	cfg.Load = l
+	return nil
 }
 
 func readAPIKey(file string) (string, error) {
@@ -258,283 +216,152 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// writeFileAtomic writes b to path through a temporary file in the same
-// directory, so a crash never leaves a half-written result.
-func writeFileAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	// CreateTemp makes the file private; results are meant to be shared.
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
-	if f.url == "" {
+// checkArgs checks every flag and output path before anything is read or
+// sent.
+func (f *benchFlags) checkArgs() error {
+	switch {
+	case f.url == "":
 		return usagef("--url is required")
-	}
-	if f.workload == "" {
+	case f.workload == "":
 		return usagef("--workload is required")
-	}
-	if !benchmark.ValidEngine(f.engine) {
-		return usagef("--engine %q: want auto, %s", f.engine, strings.Join(benchmark.Engines, ", "))
-	}
-	switch f.progress {
-	case "auto", "on", "off":
-	default:
+	case !engine.Valid(f.engine):
+		return usagef("--engine %q: want auto, %s", f.engine, strings.Join(engine.Names, ", "))
+	case f.progress != "auto" && f.progress != "on" && f.progress != "off":
 		return usagef("--progress %q: want auto, on or off", f.progress)
 	}
-	if !(f.saturationThreshold >= 0) {
-		return usagef("--saturation-threshold must be >= 0")
+	if f.out != "-" {
+		if err := atomicfile.Check("--out", f.out, f.workload, f.manifestFile); err != nil {
+			return usagef("%v", err)
+		}
 	}
-	// Manifest input is checked before anything is sent.
-	var manifestKV []benchmark.KV
+	if err := atomicfile.Check("--records", f.records, f.workload, f.manifestFile); err != nil {
+		return usagef("%v", err)
+	}
+	if err := atomicfile.CheckDistinct([]string{"--out", "--records"}, []string{f.out, f.records}); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
+}
+
+// config turns the flags into a run configuration.
+func (f *benchFlags) config(c *cobra.Command) (benchmark.Config, error) {
+	cfg := benchmark.Config{URL: f.url, Engine: f.engine, Model: f.model, SaturationThreshold: f.saturationThreshold}
 	if f.manifestFile != "" {
 		kv, err := benchmark.ReadManifestFile(f.manifestFile)
 		if err != nil {
-			return err
+			return cfg, err
 		}
-		manifestKV = kv
+		cfg.Manifest.Fields = kv
 	}
 	for _, a := range f.manifest {
 		k, v, err := benchmark.ParseManifestArg(a)
 		if err != nil {
-			return usagef("%v", err)
+			return cfg, usagef("%v", err)
 		}
-		manifestKV = append(manifestKV, benchmark.KV{Key: k, Value: v})
+		cfg.Manifest.Fields = append(cfg.Manifest.Fields, benchmark.KV{Key: k, Value: v})
 	}
-	if err := (&benchmark.Manifest{}).SetAll(manifestKV); err != nil {
-		return usagef("%v", err)
+	cfg.Manifest.ServecmpVersion, cfg.Manifest.ServecmpCommit = version, commit
+	cfg.Manifest.ClientHost, _ = os.Hostname()
+	if f.metricsURL != "none" {
+		cfg.Metrics.URL = cmp.Or(f.metricsURL, strings.TrimRight(f.url, "/")+"/metrics")
 	}
 	w, err := workload.Load(f.workload)
 	if err != nil {
+		return cfg, err
+	}
+	cfg.Workload = w
+	if err := f.loadPolicy(c, w, &cfg); err != nil {
+		return cfg, err
+	}
+	cfg.APIKey, err = readAPIKey(f.apiKeyFile)
+	return cfg, err
+}
+
+func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
+	if err := f.checkArgs(); err != nil {
 		return err
 	}
-	load, kind, values, err := f.loadPolicy(c, w)
+	cfg, err := f.config(c)
 	if err != nil {
 		return err
 	}
-	key, err := readAPIKey(f.apiKeyFile)
-	if err != nil {
-		return err
+	cfg.Progress = &benchmark.Progress{}
+	stopProgress := func() {}
+	if f.progress == "on" || (f.progress == "auto" && isTerminal(e.stderr)) {
+		stopProgress = startProgress(e.stderr, cfg.Progress)
 	}
-	conns := load.Concurrency
-	if load.Mode != benchmark.ModeConcurrency {
-		conns = load.MaxConcurrency
-		if conns == 0 {
-			conns = 256
-		}
-	}
-	for _, v := range values {
-		if kind == benchmark.ModeConcurrency {
-			conns = max(conns, int(v))
-		}
-	}
-	client := benchmark.NewClient(benchmark.ClientOptions{BaseURL: f.url, APIKey: key, Conns: conns, RequestTimeout: f.requestTimeout})
-	defer client.Close()
-	ctx := c.Context()
-	dctx, dcancel := context.WithTimeout(ctx, 30*time.Second)
-	info, err := client.Detect(dctx, f.engine)
-	dcancel()
-	if err != nil {
-		return err
-	}
-	model := f.model
-	if model == "" {
-		model = info.Model
-	}
-	if model == "" {
-		return errors.New("no --model given and the server lists no model at /v1/models")
-	}
-
-	host, _ := os.Hostname()
-	m := benchmark.Manifest{
-		Engine: info.Engine, EngineVersion: info.Version, EngineDetectedFrom: info.DetectedBy, Model: model,
-		ServecmpVersion: version, ServecmpCommit: commit, ClientHost: host, URL: redactURL(f.url),
-		LoadPolicy: policyString(load, kind, values), Seed: load.Seed, Endpoint: endpointKind(w),
-	}
-	if info.Root != "" && info.Root != model {
-		_ = m.Set("model_root", info.Root) // an unknown key goes to Extra and cannot fail
-	}
-	if err := m.SetAll(manifestKV); err != nil {
-		return usagef("%v", err)
-	}
-
-	var recFile *os.File
-	var onRecord func(*benchmark.Record) error
-	if f.records != "" {
-		recFile, err = os.Create(f.records)
-		if err != nil {
-			return err
-		}
-		defer recFile.Close()
-		rw := benchmark.NewRecordWriter(recFile)
-		onRecord = rw.Write
-	}
-
-	// Server metrics, scraped over the whole run on a context that an
-	// interrupt does not cancel (the scraper stops when the run ends).
-	var scraper *servermetrics.Scraper
-	scrapeDone := make(chan struct{})
-	scrapeStart := time.Now()
-	mctx, mcancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer mcancel()
-	if f.metricsURL != "none" {
-		murl := f.metricsURL
-		if murl == "" {
-			murl = strings.TrimRight(f.url, "/") + "/metrics"
-		}
-		scraper = servermetrics.NewScraper(murl, 500*time.Millisecond, nil)
-		scraper.SetStart(scrapeStart)
-		go func() { scraper.Run(mctx); close(scrapeDone) }()
-		// The baseline sample must be taken before the first request, or
-		// the counters' increases miss what that request counted.
-		select {
-		case <-scraper.FirstScrape():
-		case <-time.After(2 * time.Second):
-		case <-ctx.Done():
-		}
+	var res *benchmark.Result
+	var runErr, recErr error
+	if f.records == "" {
+		res, runErr = benchmark.Run(c.Context(), cfg)
 	} else {
-		close(scrapeDone)
+		// Records stream into the file as requests end; it is renamed
+		// into place when the run is over.
+		recErr = atomicfile.WriteFunc(f.records, func(w io.Writer) error {
+			cfg.OnRecord = benchmark.NewRecordWriter(w).Write
+			res, runErr = benchmark.Run(c.Context(), cfg)
+			return runErr
+		})
 	}
+	stopProgress()
+	if ce := (*benchmark.ConfigError)(nil); errors.As(runErr, &ce) {
+		return usagef("%v", runErr)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	// The result is written even when the records could not be; the
+	// records' failure is then the error reported.
+	werr := writeBenchmark(e, f.out, res)
+	if recErr != nil {
+		return fmt.Errorf("writing %v", recErr) // the error names the file
+	}
+	return werr
+}
 
-	prog := &benchmark.Progress{}
-	showProgress := f.progress == "on" || (f.progress == "auto" && isTerminal(e.stderr))
-	var progWG sync.WaitGroup
-	progStop := make(chan struct{})
-	if showProgress {
-		progWG.Add(1)
-		go func() { defer progWG.Done(); progressLoop(e.stderr, prog, progStop) }()
-	}
-
-	res, err := benchmark.Run(ctx, benchmark.Config{
-		Client: client, Engine: info.Engine, Model: model, Workload: w, Load: load,
-		SweepKind: kind, SweepValues: values, SaturationThreshold: f.saturationThreshold,
-		OnRecord: onRecord, Progress: prog,
-		BeforeStep: func(int) {
-			// A counter baseline at the measured phase's start, so that
-			// warmup work is not counted in the window's increase.
-			if scraper != nil {
-				sctx, cancel := context.WithTimeout(mctx, 2*time.Second)
-				scraper.ScrapeNow(sctx)
-				cancel()
-			}
-		},
-	})
-	close(progStop)
-	progWG.Wait()
-	mcancel()
-	<-scrapeDone
-	if err != nil {
-		return err
-	}
-	res.Manifest = m
-	if scraper != nil && len(res.StepStarts) > 0 {
-		from := res.StepStarts[0].Sub(scrapeStart).Seconds()
-		to := res.StepStarts[len(res.StepStarts)-1].Sub(scrapeStart).Seconds() + res.Phases.Drain.EndS
-		sm := scraper.Result(from, to)
-		if b, err := json.Marshal(sm); err == nil {
-			res.ServerMetrics = b
-		}
-		res.Warnings = append(res.Warnings, sm.Warnings...)
-		if hr := sm.PrefixCacheHitRate; hr != nil && *hr > 0 && !res.Load.ResetPrefixCache {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("the server's prefix cache served %.1f%% of the prompt tokens in the measured window and was not reset (--reset-prefix-cache): part of that may be warm from earlier runs, which makes runs incomparable", 100**hr))
-		}
-	}
-	if res.ServerMetrics == nil {
-		res.ServerMetrics = json.RawMessage("null")
-	}
-
+// writeBenchmark writes the result file, the text summary and the
+// warnings, and turns the outcome into the exit status.
+func writeBenchmark(e *env, out string, res *benchmark.Result) error {
 	var outErr error
 	text := e.stdout
-	if f.out != "" {
+	if out != "" {
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {
 			return err
 		}
 		b = append(b, '\n')
-		if f.out == "-" {
+		if out == "-" {
 			_, outErr = e.stdout.Write(b)
 			text = e.stderr
 		} else {
-			outErr = writeFileAtomic(f.out, b)
+			outErr = atomicfile.Write(out, b)
 		}
 	}
-	if err := benchmark.WriteText(text, res); err != nil {
+	if err := present.WriteBenchmarkText(text, res); err != nil {
 		return err
 	}
-	for _, wmsg := range res.Warnings {
-		fmt.Fprintf(e.stderr, "servecmp: warning: %s\n", wmsg)
-	}
-	if outErr != nil {
-		return fmt.Errorf("writing %s: %v", f.out, outErr)
-	}
-	if recFile != nil {
-		if err := recFile.Close(); err != nil {
-			return fmt.Errorf("writing %s: %v", f.records, err)
-		}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(e.stderr, "servecmp: warning: %s\n", w)
 	}
 	switch {
+	case outErr != nil:
+		return fmt.Errorf("writing %v", outErr) // the error names the file
 	case res.Incomplete:
 		return errors.New("interrupted: the result is marked incomplete")
 	case res.Summary.RequestsOK == 0:
-		return fmt.Errorf("no request succeeded (%d failed: %s)", res.Summary.RequestsFailed, classes(res.Summary.FailedByClass))
+		return fmt.Errorf("no request succeeded (%d failed: %s)", res.Summary.RequestsFailed, present.FailureClasses(res.Summary.FailedByClass))
 	}
 	return nil
 }
 
-func classes(m map[string]int) string {
-	var parts []string
-	for k, v := range m {
-		parts = append(parts, fmt.Sprintf("%s=%d", k, v))
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, " ")
-}
-
-// redactURL hides a password given in the URL.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return s
-	}
-	return u.Redacted()
-}
-
-// endpointKind says which endpoints the workload uses.
-func endpointKind(w *workload.Workload) string {
-	chat, comp := false, false
-	for i := range w.Requests {
-		if len(w.Requests[i].Messages) > 0 {
-			chat = true
-		} else {
-			comp = true
-		}
-	}
-	switch {
-	case chat && comp:
-		return "mixed"
-	case chat:
-		return "chat"
-	}
-	return "completions"
+// startProgress redraws one status line on w until the returned stop is
+// called.
+func startProgress(w io.Writer, p *benchmark.Progress) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); progressLoop(w, p, done) }()
+	return func() { close(done); wg.Wait() }
 }
 
 // progressLoop redraws one status line on w until stop is closed.

@@ -9,8 +9,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -95,7 +97,7 @@ func TestBenchmarkCommand(t *testing.T) {
 		m.Extra["site"] != "lab1" || m.LoadPolicy == "" {
 		t.Fatalf("manifest %+v", m)
 	}
-	if string(r.ServerMetrics) == "null" {
+	if r.ServerMetrics == nil {
 		t.Fatalf("no server metrics")
 	}
 	f, err := os.Open(recs)
@@ -275,14 +277,9 @@ func TestBenchmarkServerCounterIncreases(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
 	r := readResult(t, out)
-	var sm struct {
-		Metrics []struct {
-			Name     string   `json:"name"`
-			Increase *float64 `json:"increase"`
-		} `json:"metrics"`
-	}
-	if err := json.Unmarshal(r.ServerMetrics, &sm); err != nil {
-		t.Fatal(err)
+	sm := r.ServerMetrics
+	if sm == nil {
+		t.Fatal("no server metrics")
 	}
 	want := map[string]int64{"prompt_tokens": r.Summary.InputTokens, "generation_tokens": r.Summary.OutputTokens}
 	for _, m := range sm.Metrics {
@@ -359,5 +356,81 @@ func TestBenchmarkIgnoredFlagsAreUsageErrors(t *testing.T) {
 	args := []string{"benchmark", "--url", "http://127.0.0.1:1", "--workload", wl, "--rate", "5", "--arrival", "gamma", "--burstiness", "0.5", "--max-concurrency", "2"}
 	if code := run(context.Background(), args, &stdout, &stderr); code != 1 {
 		t.Errorf("valid open-loop flags: exit %d, want 1\n%s", code, stderr.String())
+	}
+}
+
+// countingServer counts every request it receives, whatever the path.
+func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	sim := servesim.New(servesim.Config{EOSProb: -1})
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		sim.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { s.Close(); sim.Close() })
+	return s, &n
+}
+
+func TestBenchmarkOutputsCheckedBeforeAnyRequest(t *testing.T) {
+	srv, requests := countingServer(t)
+	dir := t.TempDir()
+	wl := benchWorkload(t, 4, 2)
+	before := mustRead(t, wl)
+	mf := filepath.Join(dir, "m.txt")
+	if err := os.WriteFile(mf, []byte("gpu_type=H100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "no-such-dir", "r.json")
+	same := filepath.Join(dir, "same.json")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"records is the workload", []string{"--records", wl}, "--records"},
+		{"out is the workload", []string{"--out", wl}, "--out"},
+		{"out is the manifest file", []string{"--out", mf, "--manifest-file", mf}, "--out"},
+		{"out in a missing directory", []string{"--out", missing}, "--out"},
+		{"records in a missing directory", []string{"--records", missing}, "--records"},
+		{"out and records the same", []string{"--out", same, "--records", same}, "same file"},
+		{"a bad sweep value", []string{"--sweep-concurrency", "1,2,0"}, "sweep"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"benchmark", "--url", srv.URL, "--workload", wl}
+			if !slices.Contains(tc.args, "--sweep-concurrency") {
+				args = append(args, "--concurrency", "1")
+			}
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), append(args, tc.args...), &stdout, &stderr)
+			if code != 2 || !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("exit %d, want 2 naming %s: %s", code, tc.want, stderr.String())
+			}
+		})
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the server before the arguments were refused", n)
+	}
+	if mustRead(t, wl) != before {
+		t.Error("the workload file was changed")
+	}
+	if _, err := os.Stat(same); err == nil {
+		t.Error("an output was written")
+	}
+}
+
+func TestCheckOutCheckedBeforeAnyRequest(t *testing.T) {
+	srv, requests := countingServer(t)
+	wl := benchWorkload(t, 2, 2)
+	for _, out := range []string{filepath.Join(t.TempDir(), "missing", "c.json"), wl} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"check", "--a", srv.URL, "--b", srv.URL, "--model", "sim-model",
+			"--workload", wl, "--out", out}, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), "--out") {
+			t.Errorf("--out %s: exit %d, want 2: %s", out, code, stderr.String())
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the server", n)
 	}
 }

@@ -1,28 +1,38 @@
 package main
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
-	"github.com/servecmp/servecmp/compare/check"
+	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/present"
 )
 
+// checkEngines are the --engine-a and --engine-b values.
+var checkEngines = append([]string{engine.Auto}, engine.Names...)
+
+// checkFlags are the check command's options.
+type checkFlags struct {
+	urlA, urlB, model, modelA, modelB, engA, engB string
+	wlPath, out, quality, qualityNote, format     string
+	seed                                          int64
+	limit                                         int
+	timeout                                       time.Duration
+}
+
 func newCheckCmd(e *env) *cobra.Command {
-	var (
-		urlA, urlB, model, modelA, modelB, engA, engB string
-		wlPath, out, quality, qualityNote, format     string
-		seed                                          int64
-		limit                                         int
-		timeout                                       time.Duration
-	)
+	o := &checkFlags{}
 	cmd := &cobra.Command{
 		Use:   "check --a URL --b URL --model M --workload FILE [--out check.json]",
 		Short: "Pre-flight correctness check: same requests, same output tokens on both engines?",
@@ -38,142 +48,102 @@ Exit status 0 only when every request succeeded on both engines and matched;
 otherwise 1 (the report is still written). --quality records the separate
 downstream-quality status so that compare can carry it.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if urlA == "" || urlB == "" || wlPath == "" {
-				return usagef("check: need --a URL, --b URL and --workload FILE")
-			}
-			if modelA == "" {
-				modelA = model
-			}
-			if modelB == "" {
-				modelB = model
-			}
-			for _, s := range []string{engA, engB} {
-				if !slices.Contains(check.Styles, s) {
-					return usagef("check: engine %q: want one of %s", s, strings.Join(check.Styles, ", "))
-				}
-			}
-			if !slices.Contains([]string{"pass", "fail", "not-run"}, quality) {
-				return usagef("check: --quality %q: want pass, fail or not-run", quality)
-			}
-			if format != "text" && format != "json" {
-				return usagef("check: --format %q: want text or json", format)
-			}
-			wl, err := workload.Load(wlPath)
-			if err != nil {
-				return err
-			}
-			if limit > 0 && limit < len(wl.Requests) {
-				wl.Requests = wl.Requests[:limit]
-			}
-			rep, runErr := check.Run(cmd.Context(), check.Target{URL: urlA, Model: modelA, Engine: engA},
-				check.Target{URL: urlB, Model: modelB, Engine: engB}, wl, check.Options{
-					Seed: seed, Timeout: timeout,
-					Progress: func(done, total int) {
-						if done == total || done%10 == 0 {
-							fmt.Fprintf(e.stderr, "check: %d/%d requests\n", done, total)
-						}
-					},
-				})
-			if rep == nil {
-				return runErr
-			}
-			rep.Quality = check.Quality{Status: quality, Note: qualityNote}
-			if out != "" {
-				if err := writeJSONFile(out, rep); err != nil {
-					return err
-				}
-				fmt.Fprintln(e.stderr, "check: wrote", out)
-			}
-			if format == "json" {
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rep); err != nil {
-					return err
-				}
-			} else {
-				writeCheckText(e.stdout, rep)
-			}
-			if runErr != nil {
-				return runErr
-			}
-			if !rep.Summary.Passed {
-				return errors.New("check failed: not every request succeeded and matched on both engines")
-			}
-			return nil
-		},
+		RunE: func(c *cobra.Command, _ []string) error { return runCheck(c.Context(), e, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&urlA, "a", "", "base URL of engine A (http://host:port)")
-	f.StringVar(&urlB, "b", "", "base URL of engine B")
-	f.StringVar(&model, "model", "", "model name sent to both engines")
-	f.StringVar(&modelA, "model-a", "", "model name for A (overrides --model)")
-	f.StringVar(&modelB, "model-b", "", "model name for B (overrides --model)")
-	f.StringVar(&engA, "engine-a", "auto", "request style for A: "+strings.Join(check.Styles, "|"))
-	f.StringVar(&engB, "engine-b", "auto", "request style for B: "+strings.Join(check.Styles, "|"))
-	f.StringVar(&wlPath, "workload", "", "workload file (servecmp workload)")
-	f.IntVar(&limit, "limit", 0, "check only the first N requests (0 = all)")
-	f.Int64Var(&seed, "seed", 1234, "sampling seed sent with every request")
-	f.DurationVar(&timeout, "timeout", 120*time.Second, "per-request timeout")
-	f.StringVar(&out, "out", "", "write the JSON report here")
-	f.StringVar(&format, "format", "text", "stdout format: text or json")
-	f.StringVar(&quality, "quality", "not-run", "downstream quality status to record: pass, fail or not-run")
-	f.StringVar(&qualityNote, "quality-note", "", "free-text note on the quality evaluation (e.g. the eval and scores)")
+	f.StringVar(&o.urlA, "a", "", "base URL of engine A (http://host:port)")
+	f.StringVar(&o.urlB, "b", "", "base URL of engine B")
+	f.StringVar(&o.model, "model", "", "model name sent to both engines")
+	f.StringVar(&o.modelA, "model-a", "", "model name for A (overrides --model)")
+	f.StringVar(&o.modelB, "model-b", "", "model name for B (overrides --model)")
+	f.StringVar(&o.engA, "engine-a", "auto", "request style for A: "+strings.Join(checkEngines, "|"))
+	f.StringVar(&o.engB, "engine-b", "auto", "request style for B: "+strings.Join(checkEngines, "|"))
+	f.StringVar(&o.wlPath, "workload", "", "workload file (servecmp workload)")
+	f.IntVar(&o.limit, "limit", 0, "check only the first N requests (0 = all)")
+	f.Int64Var(&o.seed, "seed", 1234, "sampling seed sent with every request")
+	f.DurationVar(&o.timeout, "timeout", 120*time.Second, "per-request timeout")
+	f.StringVar(&o.out, "out", "", "write the JSON report here")
+	f.StringVar(&o.format, "format", "text", "stdout format: text or json")
+	f.StringVar(&o.quality, "quality", "not-run", "downstream quality status to record: pass, fail or not-run")
+	f.StringVar(&o.qualityNote, "quality-note", "", "free-text note on the quality evaluation (e.g. the eval and scores)")
 	return cmd
 }
 
-// writeJSONFile writes v as indented JSON to path through a temporary file
-// in the same directory, so a crash never leaves a truncated report.
-func writeJSONFile(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+// validate checks every flag and the output path before any request.
+func (o *checkFlags) validate() error {
+	if o.urlA == "" || o.urlB == "" || o.wlPath == "" {
+		return usagef("check: need --a URL, --b URL and --workload FILE")
+	}
+	for _, s := range []string{o.engA, o.engB} {
+		if !engine.Valid(s) {
+			return usagef("check: engine %q: want one of %s", s, strings.Join(checkEngines, ", "))
+		}
+	}
+	if !slices.Contains([]string{"pass", "fail", "not-run"}, o.quality) {
+		return usagef("check: --quality %q: want pass, fail or not-run", o.quality)
+	}
+	if o.format != "text" && o.format != "json" {
+		return usagef("check: --format %q: want text or json", o.format)
+	}
+	if err := atomicfile.Check("--out", o.out, o.wlPath); err != nil {
+		return usagef("check: %v", err)
+	}
+	return nil
+}
+
+func runCheck(ctx context.Context, e *env, o *checkFlags) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	wl, err := workload.Load(o.wlPath)
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, append(b, '\n'))
+	if o.limit > 0 && o.limit < len(wl.Requests) {
+		wl.Requests = wl.Requests[:o.limit]
+	}
+	rep, runErr := check.Run(ctx, check.Target{URL: o.urlA, Model: cmp.Or(o.modelA, o.model), Engine: o.engA},
+		check.Target{URL: o.urlB, Model: cmp.Or(o.modelB, o.model), Engine: o.engB}, wl, check.Options{
+			Seed: o.seed, Timeout: o.timeout,
+			Progress: func(done, total int) {
+				if done == total || done%10 == 0 {
+					fmt.Fprintf(e.stderr, "check: %d/%d requests\n", done, total)
+				}
+			},
+		})
+	if rep == nil {
+		return runErr
+	}
+	rep.Quality = check.Quality{Status: o.quality, Note: o.qualityNote}
+	if err := writeCheck(e, o, rep); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if !rep.Summary.Passed {
+		return errors.New("check failed: not every request succeeded and matched on both engines")
+	}
+	return nil
 }
 
-func writeCheckText(w io.Writer, r *check.Report) {
-	s := r.Summary
-	verdict := "PASSED"
-	if !s.Passed {
-		verdict = "FAILED"
+// writeCheck writes the report to --out and to stdout in --format.
+func writeCheck(e *env, o *checkFlags, rep *check.Report) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(w, "check %s: %d/%d requests match exactly (%d failed, %d mismatched)\n", verdict, s.ExactMatch, s.Requests, s.Failed, s.Mismatched)
-	fmt.Fprintf(w, "A: %s model %s (%s)\nB: %s model %s (%s)\n", r.A.URL, r.A.Model, r.A.Engine, r.B.URL, r.B.Model, r.B.Engine)
-	fmt.Fprintf(w, "workload: %s sha256 %s, seed %d, temperature 0\n", r.Workload.Path, r.Workload.SHA256, r.Seed)
-	var ev []string
-	for _, k := range []check.Evidence{check.TokenIDs, check.Logprobs, check.Text} {
-		if n := s.EvidenceCounts[k]; n > 0 {
-			ev = append(ev, fmt.Sprintf("%s %d", k, n))
+	b = append(b, '\n')
+	if o.out != "" {
+		if err := atomicfile.Write(o.out, b); err != nil {
+			return fmt.Errorf("writing %v", err) // the error names the file
 		}
+		fmt.Fprintln(e.stderr, "check: wrote", o.out)
 	}
-	fmt.Fprintf(w, "evidence: weakest %s (%s)\n", s.Evidence, strings.Join(ev, ", "))
-	if s.EvidenceCounts[check.Text] > 0 {
-		fmt.Fprintf(w, "note: %d request(s) were compared by text, which is weaker evidence than token ids: equal text does not prove equal tokens\n", s.EvidenceCounts[check.Text])
+	if o.format == "json" {
+		_, err = e.stdout.Write(b)
+		return err
 	}
-	q := "quality: " + r.Quality.Status
-	if r.Quality.Note != "" {
-		q += " (" + r.Quality.Note + ")"
-	}
-	fmt.Fprintln(w, q)
-	for _, rr := range r.Requests {
-		if rr.Match {
-			continue
-		}
-		fmt.Fprintf(w, "request %s: %s\n", rr.ID, strings.Join(rr.Problems, "; "))
-		if d := rr.Divergence; d != nil {
-			fmt.Fprintf(w, "  first divergence at %s %d: A %s | B %s\n", d.Unit, d.Position, quoteUnits(d.A), quoteUnits(d.B))
-		}
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintln(w, "note:", n)
-	}
-}
-
-func quoteUnits(u []string) string {
-	q := make([]string, len(u))
-	for i, s := range u {
-		q[i] = fmt.Sprintf("%q", s)
-	}
-	return "[" + strings.Join(q, " ") + "]"
+	present.WriteCheckText(e.stdout, rep)
+	return nil
 }

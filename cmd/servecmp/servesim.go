@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/servesim"
 )
 
@@ -34,42 +34,7 @@ request from --seed and the prompt.
 It prints "serve-sim listening on http://ADDR" to stderr (with the real
 port when --addr ends in :0) and runs until interrupted.`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			if err := cfg.Validate(); err != nil {
-				return usagef("%v", err)
-			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return err
-			}
-			url := "http://" + ln.Addr().String()
-			sim := servesim.New(cfg)
-			defer sim.Close()
-			srv := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}
-			fmt.Fprintf(e.stderr, "serve-sim listening on %s (model %s, engine %s, max-running %d)\n",
-				url, sim.Config().ModelName, sim.Config().EngineName, sim.Config().MaxRunning)
-			if portFile != "" {
-				if err := writePortFile(portFile, url); err != nil {
-					ln.Close()
-					return err
-				}
-			}
-			errc := make(chan error, 1)
-			go func() { errc <- srv.Serve(ln) }()
-			select {
-			case err := <-errc:
-				return err
-			case <-c.Context().Done():
-			}
-			sim.Close() // ends streams in flight so Shutdown need not wait for them
-			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-				return err
-			}
-			fmt.Fprintln(e.stderr, "serve-sim: stopped")
-			return nil
-		},
+		RunE: func(c *cobra.Command, _ []string) error { return runServeSim(c.Context(), e, cfg, addr, portFile) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:8000", "listen address (port 0 picks a free port)")
@@ -97,12 +62,49 @@ port when --addr ends in :0) and runs until interrupted.`,
 	return cmd
 }
 
-// writePortFile writes url to path through a rename, so a script polling
-// for the file never reads it half-written.
-func writePortFile(path, url string) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(url+"\n"), 0o644); err != nil {
+// runServeSim serves the simulator on addr until the context ends.
+func runServeSim(ctx context.Context, e *env, cfg servesim.Config, addr, portFile string) error {
+	if err := cfg.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	if err := atomicfile.Check("--port-file", portFile); err != nil {
+		return usagef("%v", err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	url := "http://" + ln.Addr().String()
+	sim := servesim.New(cfg)
+	defer sim.Close()
+	srv := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(e.stderr, "serve-sim listening on %s (model %s, engine %s, max-running %d)\n",
+		url, sim.Config().ModelName, sim.Config().EngineName, sim.Config().MaxRunning)
+	if portFile != "" {
+		if err := writePortFile(portFile, url); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sim.Close() // ends streams in flight so Shutdown need not wait for them
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	fmt.Fprintln(e.stderr, "serve-sim: stopped")
+	return nil
+}
+
+// writePortFile writes url to path atomically, so a script polling for
+// the file never reads it half-written.
+func writePortFile(path, url string) error {
+	return atomicfile.Write(path, []byte(url+"\n"))
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/present"
 )
 
 func newWorkloadCmd(e *env) *cobra.Command {
@@ -66,11 +68,19 @@ func (o *outputFlags) sampling(c *cobra.Command) workload.Sampling {
 	return s
 }
 
-func (o *outputFlags) check() error {
+// check refuses a missing --out, an existing one without --force, and
+// one that cannot be written or names one of the command's inputs.
+func (o *outputFlags) check(inputs ...string) error {
 	if o.out == "" {
 		return usagef("--out is required")
 	}
-	if o.out != "-" && !o.force {
+	if o.out == "-" {
+		return nil
+	}
+	if err := atomicfile.Check("--out", o.out, inputs...); err != nil {
+		return usagef("%v", err)
+	}
+	if !o.force {
 		if _, err := os.Stat(o.out); err == nil {
 			return fmt.Errorf("%s exists; a workload file is frozen once written (use --force to replace it)", o.out)
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -188,7 +198,7 @@ both). Optional: "id" (default "l<line number>"), "arrival_offset_s".
 Other keys are ignored and listed on stderr.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.check(); err != nil {
+			if err := o.check(args[0]); err != nil {
 				return err
 			}
 			if outLen < 0 {
@@ -237,7 +247,7 @@ conversations after a shuffle seeded by --seed; without it all are kept in
 file order.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.check(); err != nil {
+			if err := o.check(args[0]); err != nil {
 				return err
 			}
 			if outLen < 0 || num < 0 || minLen < 0 || maxInput < 0 || maxTotal < 0 {
@@ -301,39 +311,7 @@ func newWorkloadInfoCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			kinds := map[workload.Kind]int{}
-			var in, out []int
-			fixed, arrivals := 0, 0
-			for _, r := range w.Requests {
-				kinds[r.Kind()]++
-				if r.InputLen > 0 {
-					in = append(in, r.InputLen)
-				}
-				out = append(out, r.MaxTokens)
-				if r.FixedLength {
-					fixed++
-				}
-				if r.ArrivalOffsetS != nil {
-					arrivals++
-				}
-			}
-			fmt.Fprintf(e.stdout, "file        %s\nsha256      %s\nrequests    %d (tokens %d, text %d, chat %d)\n",
-				w.Path, w.SHA256, len(w.Requests), kinds[workload.KindTokens], kinds[workload.KindText], kinds[workload.KindChat])
-			if len(in) > 0 {
-				fmt.Fprintf(e.stdout, "input_len   %s tokens (%d requests with token-id prompts)\n", intStats(in), len(in))
-			}
-			fmt.Fprintf(e.stdout, "max_tokens  %s tokens\nfixed       %d of %d\narrivals    %d of %d\n",
-				intStats(out), fixed, len(w.Requests), arrivals, len(w.Requests))
-			return nil
+			return present.WriteWorkloadInfo(e.stdout, w)
 		},
 	}
-}
-
-// intStats formats min/mean/max and the total of xs.
-func intStats(xs []int) string {
-	lo, hi, sum := xs[0], xs[0], 0
-	for _, x := range xs {
-		lo, hi, sum = min(lo, x), max(hi, x), sum+x
-	}
-	return fmt.Sprintf("min %d  mean %.1f  max %d  total %d", lo, float64(sum)/float64(len(xs)), hi, sum)
 }

@@ -104,3 +104,27 @@ func TestWorkloadImportCLI(t *testing.T) {
 		t.Errorf("info: %d %q", code, stdout)
 	}
 }
+
+func TestWorkloadOutChecked(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(in, []byte(`{"prompt":"hello there","max_tokens":4}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"out is the input", []string{"workload", "from-jsonl", in, "--out", in, "--force"}},
+		{"out in a missing directory", []string{"workload", "random", "--num", "2", "--input-len", "4", "--output-len", "4",
+			"--out", filepath.Join(dir, "missing", "w.jsonl")}},
+	} {
+		code, _, errs := runWorkloadCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, "--out") {
+			t.Errorf("%s: exit %d, want 2 naming --out: %s", tc.name, code, errs)
+		}
+	}
+	if b, _ := os.ReadFile(in); !strings.Contains(string(b), "hello there") {
+		t.Error("the input was overwritten")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -113,7 +114,8 @@ func runClientCase(cc clientCase) (clientResult, error) {
 			MaxTokens: cc.tokens, FixedLength: true, Sampling: workload.Sampling{Temperature: &temp},
 		})
 	}
-	c := benchmark.NewClient(benchmark.ClientOptions{BaseURL: url, Conns: cc.concurrency, MeasureOverhead: true})
+	var probe overheadProbe
+	c := benchmark.NewClient(benchmark.ClientOptions{BaseURL: url, Conns: cc.concurrency, OnContentRead: probe.add})
 	defer c.Close()
 	var chunks int64
 	var ms0, ms1 runtime.MemStats
@@ -133,8 +135,7 @@ func runClientCase(cc clientCase) (clientResult, error) {
 	if err != nil {
 		return clientResult{}, err
 	}
-	ov := c.Overheads()
-	slices.Sort(ov)
+	ov := probe.sorted()
 	q := func(p float64) time.Duration {
 		if len(ov) == 0 {
 			return 0
@@ -154,6 +155,28 @@ func runClientCase(cc clientCase) (clientResult, error) {
 		r.allocsPerChunk = float64(ms1.Mallocs-ms0.Mallocs) / float64(chunks)
 	}
 	return r, nil
+}
+
+// overheadProbe collects the client's per-read added latency (read
+// returned → its last chunk recorded) from every stream.
+type overheadProbe struct {
+	mu sync.Mutex
+	ds []time.Duration
+}
+
+func (p *overheadProbe) add(d time.Duration) {
+	p.mu.Lock()
+	p.ds = append(p.ds, d)
+	p.mu.Unlock()
+}
+
+// sorted returns the overheads recorded so far in increasing order.
+func (p *overheadProbe) sorted() []time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ds := slices.Clone(p.ds)
+	slices.Sort(ds)
+	return ds
 }
 
 func us(d time.Duration) float64 { return float64(d) / 1e3 }

@@ -12,17 +12,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
-
-// Styles of request the client can send.
-var Styles = []string{"auto", "vllm", "sglang", "trtllm", "tgi", "openai"}
 
 // Target is one engine under check.
 type Target struct {
 	URL    string // base URL, e.g. http://127.0.0.1:8000
 	Model  string
-	Engine string // one of Styles; "" means auto
+	Engine string // engine.Auto or one of engine.Names; "" means auto
 }
 
 // Options tune Run.
@@ -80,7 +78,7 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 
 func style(s string) string {
 	if s == "" {
-		return "auto"
+		return engine.Auto
 	}
 	return s
 }
@@ -96,21 +94,21 @@ type client struct {
 // ask sends one request and returns the engine's answer; failures are
 // returned as an Output with OK false.
 func (c *client) ask(ctx context.Context, req *workload.Request) Output {
-	if c.style == "sglang" && req.Kind() != workload.KindChat {
+	if engine.Dialect(c.style).Generate() && req.Kind() != workload.KindChat {
 		return c.do(ctx, "/generate", c.sglangBody(req), parseSGLang)
 	}
-	st := c.style
-	if st == "auto" {
-		st = "vllm"
+	d := engine.Dialect(c.style)
+	if c.style == engine.Auto {
+		d = engine.VLLM
 		if c.autoPlain {
-			st = "openai"
+			d = engine.OpenAI
 		}
 	}
-	path, body := c.openAIBody(req, st)
+	path, body := c.openAIBody(req, d)
 	out := c.do(ctx, path, body, parseOpenAI)
-	if !out.OK && c.style == "auto" && !c.autoPlain && isRejected(out.Error) {
+	if !out.OK && c.style == engine.Auto && !c.autoPlain && isRejected(out.Error) {
 		c.autoPlain = true
-		path, body = c.openAIBody(req, "openai")
+		path, body = c.openAIBody(req, engine.OpenAI)
 		out = c.do(ctx, path, body, parseOpenAI)
 	}
 	return out
@@ -121,7 +119,9 @@ func isRejected(e string) bool {
 	return strings.HasPrefix(e, "HTTP 400") || strings.HasPrefix(e, "HTTP 422")
 }
 
-func (c *client) openAIBody(req *workload.Request, st string) (string, map[string]any) {
+// openAIBody is the non-streaming completions or chat request in dialect
+// d, asking for the strongest token evidence d can return.
+func (c *client) openAIBody(req *workload.Request, d engine.Dialect) (string, map[string]any) {
 	body := map[string]any{
 		"model":       c.t.Model,
 		"temperature": 0.0,
@@ -134,11 +134,7 @@ func (c *client) openAIBody(req *workload.Request, st string) (string, map[strin
 	case chat:
 		path = "/v1/chat/completions"
 		body["messages"] = req.Messages
-		body["max_completion_tokens"] = req.MaxTokens
-		if st == "trtllm" || st == "tgi" {
-			delete(body, "max_completion_tokens")
-			body["max_tokens"] = req.MaxTokens
-		}
+		body[d.ChatMaxTokens()] = req.MaxTokens
 	case req.Kind() == workload.KindTokens:
 		body["prompt"] = req.PromptTokens
 		body["max_tokens"] = req.MaxTokens
@@ -146,26 +142,15 @@ func (c *client) openAIBody(req *workload.Request, st string) (string, map[strin
 		body["prompt"] = req.Prompt
 		body["max_tokens"] = req.MaxTokens
 	}
-	if req.FixedLength && st != "tgi" && st != "openai" {
+	if req.FixedLength && d.FixedLength() {
 		body["ignore_eos"] = true
 		body["min_tokens"] = req.MaxTokens
 	}
-	switch st {
-	case "vllm":
+	if d.TokenIDs() {
 		body["return_token_ids"] = true
-		if chat {
-			body["logprobs"] = true
-		} else {
-			body["logprobs"] = 0
-		}
-	case "trtllm":
-		// trtllm-serve rejects unknown fields and completion logprobs.
-	case "openai", "tgi":
-		if chat {
-			body["logprobs"] = true
-		} else {
-			body["logprobs"] = 1
-		}
+	}
+	if lp := d.Logprobs(chat); lp != nil {
+		body["logprobs"] = lp
 	}
 	return path, body
 }

@@ -1,4 +1,4 @@
-package benchmark
+package present
 
 import (
 	"fmt"
@@ -6,10 +6,15 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
-// WriteText writes a human summary of r to w.
-func WriteText(w io.Writer, r *Result) error {
+// WriteBenchmarkText writes the human summary of a benchmark result to w:
+// a key/value block aligned as one, with the sweep's and the latency
+// distributions' rows inside it (not separate tables).
+func WriteBenchmarkText(w io.Writer, r *benchmark.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	m := r.Manifest
 	fmt.Fprintf(tw, "engine\t%s %s\n", m.Engine, m.EngineVersion)
@@ -35,11 +40,7 @@ func WriteText(w io.Writer, r *Result) error {
 	s := r.Summary
 	fmt.Fprintf(tw, "\nrequests\t%d ok, %d failed, %d cancelled, %d not sent\n", s.RequestsOK, s.RequestsFailed, s.RequestsCancelled, s.RequestsNotSent)
 	if len(s.FailedByClass) > 0 {
-		var parts []string
-		for _, k := range sortedKeys(s.FailedByClass) {
-			parts = append(parts, fmt.Sprintf("%s=%d", k, s.FailedByClass[k]))
-		}
-		fmt.Fprintf(tw, "failed by class\t%s\n", strings.Join(parts, " "))
+		fmt.Fprintf(tw, "failed by class\t%s\n", FailureClasses(s.FailedByClass))
 	}
 	fmt.Fprintf(tw, "tokens\t%d input, %d output\n", s.InputTokens, s.OutputTokens)
 	fmt.Fprintf(tw, "duration\t%.3f s\n", s.DurationS)
@@ -54,7 +55,7 @@ func WriteText(w io.Writer, r *Result) error {
 	fmt.Fprintf(tw, "\nms\tmean\tstd\tp50\tp90\tp95\tp99\tmax\tcount\n")
 	for _, d := range []struct {
 		name string
-		d    Dist
+		d    benchmark.Dist
 	}{{"ttft", s.TTFT}, {"tpot", s.TPOT}, {"itl (per chunk)", s.ITL}, {"itl (per token)", s.ITLPerToken}, {"e2e", s.E2E}, {"send lag", s.SendLag}} {
 		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\n", d.name, d.d.Mean, d.d.Std, d.d.P50, d.d.P90, d.d.P95, d.d.P99, d.d.Max, d.d.Count)
 	}
@@ -71,11 +72,43 @@ func WriteText(w io.Writer, r *Result) error {
 	return err
 }
 
-func sortedKeys(m map[string]int) []string {
+// FailureClasses lists failed requests by class as "class=n" pairs in
+// class order, or "none".
+func FailureClasses(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	return keys
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// WriteWorkloadInfo writes a workload's identity and length summary.
+func WriteWorkloadInfo(w io.Writer, wl *workload.Workload) error {
+	st := wl.Stats()
+	n := len(wl.Requests)
+	fmt.Fprintf(w, "file        %s\nsha256      %s\nrequests    %d (tokens %d, text %d, chat %d)\n",
+		wl.Path, wl.SHA256, n, st.Kinds[workload.KindTokens], st.Kinds[workload.KindText], st.Kinds[workload.KindChat])
+	if len(st.InputLens) > 0 {
+		fmt.Fprintf(w, "input_len   %s tokens (%d requests with token-id prompts)\n", intStats(st.InputLens), len(st.InputLens))
+	}
+	_, err := fmt.Fprintf(w, "max_tokens  %s tokens\nfixed       %d of %d\narrivals    %d of %d\n",
+		intStats(st.MaxTokens), st.FixedLen, n, st.WithArrive, n)
+	return err
+}
+
+// intStats formats min/mean/max and the total of xs.
+func intStats(xs []int) string {
+	lo, hi, sum := xs[0], xs[0], 0
+	for _, x := range xs {
+		lo, hi, sum = min(lo, x), max(hi, x), sum+x
+	}
+	return fmt.Sprintf("min %d  mean %.1f  max %d  total %d", lo, float64(sum)/float64(len(xs)), hi, sum)
 }

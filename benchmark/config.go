@@ -1,0 +1,293 @@
+package benchmark
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/servecmp/servecmp/benchmark/engine"
+	"github.com/servecmp/servecmp/benchmark/workload"
+)
+
+// Mode is a load mode: how requests are offered.
+type Mode string
+
+// Load modes.
+const (
+	ModeConcurrency Mode = "concurrency" // closed loop
+	ModeRate        Mode = "rate"        // open loop
+	ModeTrace       Mode = "trace"       // every request carries its arrival offset
+)
+
+// Drain rules.
+const (
+	DrainWait   = "wait"
+	DrainCancel = "cancel"
+)
+
+// DefaultOpenLoopConns sizes the connection pool of an open loop with no
+// concurrency cap.
+const DefaultOpenLoopConns = 256
+
+// Config is one benchmark invocation. Load carries the policy; for a sweep,
+// SweepKind (ModeConcurrency or ModeRate) and SweepValues replace
+// Load.Concurrency or Load.Rate step by step.
+type Config struct {
+	// Client sends the requests; nil means a client for URL and APIKey
+	// with its pool sized for the load.
+	Client *Client
+	URL    string
+	APIKey string // never recorded
+	// Engine is the dialect: "auto" (or "") is detected from the server.
+	Engine string
+	// Model is sent in every request; "" means the server's first model.
+	Model    string
+	Workload *workload.Workload
+	Load     LoadPolicy
+
+	SweepKind           Mode
+	SweepValues         []float64
+	SaturationThreshold float64
+
+	// Metrics is the server-metrics scraper; a zero value scrapes nothing.
+	Metrics MetricsConfig
+	// Manifest is what the caller knows of the run; Run adds what it
+	// detects and offers.
+	Manifest ManifestConfig
+
+	// OnRecord receives every measured request's record as the request
+	// ends; calls are serialised.
+	OnRecord func(*Record) error
+	// Progress, when non-nil, is updated as requests end.
+	Progress *Progress
+}
+
+// MetricsConfig says where and how often to scrape the server's
+// Prometheus endpoint over the run.
+type MetricsConfig struct {
+	URL   string        // "" = no scraping
+	Every time.Duration // 0 = servermetrics.DefaultInterval
+}
+
+// ManifestConfig is the caller's part of the manifest.
+type ManifestConfig struct {
+	ServecmpVersion, ServecmpCommit, ClientHost string
+	// Fields are user-given key=value pairs applied in order (later keys
+	// win); they override what Run detects.
+	Fields []KV
+}
+
+// ConfigError is an unusable configuration, found before any request.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// Progress is live run state for a progress display; read it with the
+// atomic loads from another goroutine.
+type Progress struct {
+	Step         atomic.Int64
+	Total        atomic.Int64 // requests offered in the current step
+	Done         atomic.Int64
+	OK           atomic.Int64
+	Failed       atomic.Int64
+	OutputTokens atomic.Int64
+	Started      atomic.Int64 // UnixNano of the current step's start
+}
+
+// reset starts a new step's counts.
+func (p *Progress) reset(step, total int) {
+	if p == nil {
+		return
+	}
+	p.Step.Store(int64(step))
+	p.Total.Store(int64(total))
+	p.Done.Store(0)
+	p.OK.Store(0)
+	p.Failed.Store(0)
+	p.OutputTokens.Store(0)
+	p.Started.Store(time.Now().UnixNano())
+}
+
+// Validate checks a load policy and fills defaults (arrival, drain).
+func (l *LoadPolicy) Validate() error {
+	switch l.Mode {
+	case ModeConcurrency:
+		if l.Concurrency < 1 {
+			return errors.New("concurrency must be at least 1")
+		}
+	case ModeRate:
+		if err := l.validateRate(); err != nil {
+			return err
+		}
+	case ModeTrace:
+	default:
+		return fmt.Errorf("unknown load mode %q", l.Mode)
+	}
+	if l.MaxConcurrency < 0 || l.Warmup < 0 || l.DurationS < 0 || l.DrainTimeoutS < 0 || l.RequestTimeoutS < 0 {
+		return errors.New("max-concurrency, warmup, duration, drain-timeout and request-timeout must not be negative")
+	}
+	if l.Drain == "" {
+		l.Drain = DrainWait
+	}
+	if l.Drain != DrainWait && l.Drain != DrainCancel {
+		return fmt.Errorf("unknown drain rule %q (want wait or cancel)", l.Drain)
+	}
+	return nil
+}
+
+func (l *LoadPolicy) validateRate() error {
+	if !(l.Rate > 0) || math.IsInf(l.Rate, 0) {
+		return errors.New("rate must be a positive number of requests/s")
+	}
+	if l.Arrival == "" {
+		l.Arrival = ArrivalPoisson
+	}
+	switch l.Arrival {
+	case ArrivalConstant, ArrivalPoisson:
+	case ArrivalGamma:
+		if !(l.Burstiness > 0) || math.IsInf(l.Burstiness, 0) {
+			return errors.New("burstiness must be a positive gamma shape")
+		}
+	default:
+		return fmt.Errorf("unknown arrival %q (want constant, poisson or gamma)", l.Arrival)
+	}
+	return nil
+}
+
+// String describes the offered load in words, e.g. "concurrency 8, 200
+// measured requests, warmup 10, drain wait".
+func (l LoadPolicy) String() string {
+	var parts []string
+	switch l.Mode {
+	case ModeConcurrency:
+		parts = append(parts, fmt.Sprintf("concurrency %d", l.Concurrency))
+	case ModeRate:
+		parts = append(parts, fmt.Sprintf("rate %g req/s (%s", l.Rate, l.Arrival))
+		if l.Burstiness != 0 && l.Burstiness != 1 {
+			parts[0] += fmt.Sprintf(", burstiness %g", l.Burstiness)
+		}
+		parts[0] += ")"
+		if l.MaxConcurrency > 0 {
+			parts = append(parts, fmt.Sprintf("max concurrency %d", l.MaxConcurrency))
+		}
+	case "":
+		parts = append(parts, "unknown")
+	default:
+		parts = append(parts, string(l.Mode))
+	}
+	parts = append(parts, fmt.Sprintf("%d measured requests", l.Requests), fmt.Sprintf("warmup %d", l.Warmup))
+	if l.DurationS > 0 {
+		parts = append(parts, fmt.Sprintf("duration %g s", l.DurationS))
+	}
+	if l.Drain != "" {
+		parts = append(parts, "drain "+l.Drain)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// validate checks the whole configuration once, before any request: the
+// load policy of every step, the sweep, the workload and the manifest
+// fields. It fills the policy's defaults. Errors are *ConfigError.
+func (c *Config) validate() error {
+	if c.Workload == nil || (c.Client == nil && c.URL == "") {
+		return &ConfigError{errors.New("benchmark: a workload and a client or URL are required")}
+	}
+	if len(c.Workload.Requests) == 0 {
+		return &ConfigError{fmt.Errorf("workload %s has no requests", c.Workload.Path)}
+	}
+	if c.Engine == "" {
+		c.Engine = engine.Auto
+	}
+	if !engine.Valid(c.Engine) {
+		return &ConfigError{fmt.Errorf("unknown engine %q: want auto, %s", c.Engine, strings.Join(engine.Names, ", "))}
+	}
+	if !(c.SaturationThreshold >= 0) {
+		return &ConfigError{errors.New("the saturation threshold must be >= 0")}
+	}
+	if err := c.Load.Validate(); err != nil {
+		return &ConfigError{err}
+	}
+	if err := c.validateSweep(); err != nil {
+		return &ConfigError{err}
+	}
+	if err := (&Manifest{}).SetAll(c.Manifest.Fields); err != nil {
+		return &ConfigError{err}
+	}
+	return nil
+}
+
+// validateSweep checks every sweep value against the policy it yields.
+func (c *Config) validateSweep() error {
+	switch c.SweepKind {
+	case "":
+		return nil
+	case ModeConcurrency, ModeRate:
+	default:
+		return fmt.Errorf("unknown sweep kind %q", c.SweepKind)
+	}
+	if len(c.SweepValues) == 0 {
+		return errors.New("sweep: no values")
+	}
+	if c.SweepKind != c.Load.Mode {
+		return fmt.Errorf("sweep over %s with a %s load", c.SweepKind, c.Load.Mode)
+	}
+	for _, v := range c.SweepValues {
+		if c.SweepKind == ModeConcurrency && v != math.Trunc(v) {
+			return fmt.Errorf("sweep: concurrency %g is not an integer", v)
+		}
+		if err := c.stepLoad(v).Validate(); err != nil {
+			return fmt.Errorf("sweep value %g: %w", v, err)
+		}
+	}
+	return nil
+}
+
+// stepLoad is the policy of the sweep step with value v.
+func (c *Config) stepLoad(v float64) *LoadPolicy {
+	sl := c.Load
+	switch c.SweepKind {
+	case ModeConcurrency:
+		sl.Concurrency = int(v)
+	case ModeRate:
+		sl.Rate = v
+	}
+	return &sl
+}
+
+// conns is the connection-pool size the load needs: the concurrency (the
+// largest of a concurrency sweep), else the open loop's cap.
+func (c *Config) conns() int {
+	n := c.Load.Concurrency
+	if c.Load.Mode != ModeConcurrency {
+		n = c.Load.MaxConcurrency
+		if n == 0 {
+			n = DefaultOpenLoopConns
+		}
+	}
+	if c.SweepKind == ModeConcurrency {
+		for _, v := range c.SweepValues {
+			n = max(n, int(v))
+		}
+	}
+	return n
+}
+
+// loadPolicyText is the manifest's load_policy: the policy in words, with
+// the sweep's values first when there is one.
+func (c *Config) loadPolicyText() string {
+	l := c.Load
+	l.Requests = len(c.Workload.Requests)
+	if c.SweepKind == "" {
+		return l.String()
+	}
+	vs := make([]string, len(c.SweepValues))
+	for i, v := range c.SweepValues {
+		vs[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return fmt.Sprintf("sweep %s %s; first step: %s", c.SweepKind, strings.Join(vs, ","), l.String())
+}

@@ -1,0 +1,92 @@
+package benchmark
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+func TestRunRefusesBadConfigBeforeAnyRequest(t *testing.T) {
+	var hits atomic.Int64
+	s := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
+	defer s.Close()
+	ok := LoadPolicy{Mode: ModeConcurrency, Concurrency: 2}
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"no workload", func(c *Config) { c.Workload = nil }, "workload"},
+		{"unknown engine", func(c *Config) { c.Engine = "foo" }, "engine"},
+		{"zero concurrency", func(c *Config) { c.Load.Concurrency = 0 }, "concurrency"},
+		{"bad arrival", func(c *Config) { c.Load = LoadPolicy{Mode: ModeRate, Rate: 2, Arrival: "uniform"} }, "arrival"},
+		{"bad sweep value", func(c *Config) { c.SweepKind, c.SweepValues = ModeConcurrency, []float64{1, 2, 0} }, "sweep value 0"},
+		{"fractional concurrency", func(c *Config) { c.SweepKind, c.SweepValues = ModeConcurrency, []float64{1.5} }, "integer"},
+		{"sweep kind and mode differ", func(c *Config) { c.SweepKind, c.SweepValues = ModeRate, []float64{1} }, "sweep over rate"},
+		{"bad manifest number", func(c *Config) { c.Manifest.Fields = []KV{{"gpu_count", "many"}} }, "gpu_count"},
+		{"negative threshold", func(c *Config) { c.SaturationThreshold = -1 }, "threshold"},
+	} {
+		cfg := Config{URL: s.URL, Engine: "vllm", Model: "m", Workload: testWorkload(3, 2, false), Load: ok}
+		tc.edit(&cfg)
+		_, err := Run(context.Background(), cfg)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want a *ConfigError naming %q", tc.name, err, tc.want)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests sent for configurations that were refused", n)
+	}
+}
+
+func TestRunAssemblesTheManifest(t *testing.T) {
+	f := &fake{}
+	s := f.server(t)
+	res, err := Run(context.Background(), Config{
+		URL: s.URL + "/", Workload: testWorkload(4, 2, true), Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 2, Seed: 9},
+		Manifest: ManifestConfig{ServecmpVersion: "v1", ClientHost: "h", Fields: []KV{{"gpu_type", "H100"}, {"model", "user"}, {"rack", "r1"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Manifest
+	// Detected: engine, version and model root; offered: load and seed;
+	// the user's fields win over detection.
+	if m.Engine != "vllm" || m.EngineVersion != "0.0-test" || m.Extra["model_root"] != "/ckpt/fake" || m.Model != "user" ||
+		m.GPUType != "H100" || m.Extra["rack"] != "r1" || m.Seed != 9 || m.ServecmpVersion != "v1" || m.Endpoint != "completions" ||
+		m.LoadPolicy != "concurrency 2, 4 measured requests, warmup 0, drain wait" || m.URL != s.URL+"/" {
+		t.Fatalf("manifest %+v", m)
+	}
+	// The requests carry the detected model, not the manifest's.
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, b := range f.bodies {
+		if b["model"] != "fake-model" {
+			t.Fatalf("request model %v", b["model"])
+		}
+	}
+	if res.ServerMetrics != nil {
+		t.Errorf("server metrics without a metrics URL")
+	}
+}
+
+func TestLoadPolicyString(t *testing.T) {
+	for _, tc := range []struct {
+		l    LoadPolicy
+		want string
+	}{
+		{LoadPolicy{Mode: ModeConcurrency, Concurrency: 8, Requests: 64, Warmup: 4, Drain: DrainWait}, "concurrency 8, 64 measured requests, warmup 4, drain wait"},
+		{LoadPolicy{Mode: ModeRate, Rate: 2.5, Arrival: ArrivalGamma, Burstiness: 0.5, MaxConcurrency: 3, Requests: 10, DurationS: 30, Drain: DrainCancel},
+			"rate 2.5 req/s (gamma, burstiness 0.5), max concurrency 3, 10 measured requests, warmup 0, duration 30 s, drain cancel"},
+		{LoadPolicy{Mode: ModeTrace, Requests: 5}, "trace, 5 measured requests, warmup 0"},
+		{LoadPolicy{}, "unknown, 0 measured requests, warmup 0"},
+	} {
+		if got := tc.l.String(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.l, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,250 @@
+package benchmark
+
+import (
+	"context"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// step is one executed step's shared state: the requests, their records,
+// which were sent and the in-flight requests' cancellation.
+type step struct {
+	ctx        context.Context // the run's: cancelled by an interrupt
+	c          *Client
+	clk        clock
+	reqs       []prepared
+	recs       []Record
+	sent       []bool
+	index      int
+	deadline   time.Duration // --duration; 0 = none
+	reqCtx     context.Context
+	cancelReqs context.CancelCauseFunc
+	wg         sync.WaitGroup
+	onRecord   func(*Record)
+	prog       *Progress
+}
+
+// runStep sends reqs under policy l and drains. offsets (seconds) is the
+// open-loop schedule, nil for a closed loop. index is the records' step
+// index. t=0 is the step's start, which is also the first scheduled send.
+func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64, l LoadPolicy, index int,
+	onRecord func(*Record), prog *Progress) stepOut {
+	s := &step{ctx: ctx, c: c, clk: newClock(), reqs: reqs, recs: make([]Record, len(reqs)), sent: make([]bool, len(reqs)),
+		index: index, deadline: durSeconds(l.DurationS), onRecord: onRecord, prog: prog}
+	s.reqCtx, s.cancelReqs = context.WithCancelCause(context.Background())
+	defer s.cancelReqs(nil)
+	if offsets == nil {
+		s.closedLoop(l.Concurrency)
+	} else {
+		s.openLoop(offsets, l.MaxConcurrency)
+	}
+	out := stepOut{start: s.clk.start, sendEndS: seconds(s.clk.now())}
+	durationCut := s.deadline > 0 && ctx.Err() == nil
+	out.interrupted, out.drainCut = s.drain(l)
+	if durationCut && slices.Contains(s.sent, false) {
+		// Stopped by --duration: an open loop stops at its last arrival
+		// before the deadline, but the load was offered until it.
+		out.sendEndS = math.Max(out.sendEndS, seconds(s.deadline))
+	}
+	out.interrupted = out.interrupted || ctx.Err() != nil
+	for i := range s.recs {
+		if s.sent[i] {
+			out.recs = append(out.recs, s.recs[i])
+		} else {
+			out.notSent++
+		}
+	}
+	return out
+}
+
+// stopped reports whether sending must stop: interrupt or deadline.
+func (s *step) stopped() bool {
+	return s.ctx.Err() != nil || (s.deadline > 0 && s.clk.now() >= s.deadline)
+}
+
+// exec sends request i and accounts for it.
+func (s *step) exec(i int, sched time.Duration, capDelayed bool, onSend func()) {
+	rec := &s.recs[i]
+	rec.ID, rec.Step, rec.ScheduledS, rec.CapDelayed = s.reqs[i].req.ID, s.index, seconds(sched), capDelayed
+	sent := s.c.do(s.reqCtx, s.clk, &s.reqs[i], rec, onSend)
+	if onSend != nil {
+		onSend() // idempotent; covers a request that failed before sending
+	}
+	rec.SentS = seconds(sent)
+	if p := s.prog; p != nil {
+		p.Done.Add(1)
+		if rec.OK {
+			p.OK.Add(1)
+			p.OutputTokens.Add(int64(rec.CompletionTokens))
+		} else {
+			p.Failed.Add(1)
+		}
+	}
+	if s.onRecord != nil {
+		s.onRecord(rec)
+	}
+}
+
+// closedLoop keeps conc requests in flight: each worker takes the next
+// request as soon as its previous one ends. It returns when sending is
+// over: the last request has been sent, the duration passed or ctx is
+// cancelled.
+func (s *step) closedLoop(conc int) {
+	n := len(s.reqs)
+	var next atomic.Int64
+	exhausted := make(chan struct{})
+	var once sync.Once
+	for range min(conc, n) {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			for !s.stopped() {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				s.sent[i] = true
+				var onSend func()
+				if i == n-1 {
+					onSend = func() { once.Do(func() { close(exhausted) }) }
+				}
+				s.exec(i, s.clk.now(), false, onSend)
+			}
+		}()
+	}
+	var dl <-chan time.Time
+	if s.deadline > 0 {
+		t := time.NewTimer(s.deadline - s.clk.now())
+		defer t.Stop()
+		dl = t.C
+	}
+	select {
+	case <-exhausted:
+	case <-dl:
+	case <-s.ctx.Done():
+	}
+}
+
+// openLoop sends each request at its offset (seconds), with at most
+// maxConc in flight when maxConc > 0. It returns when the schedule is
+// done, the duration passed or ctx is cancelled.
+func (s *step) openLoop(offsets []float64, maxConc int) {
+	order := make([]int, len(s.reqs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return offsets[order[a]] < offsets[order[b]] })
+	var sem chan struct{}
+	if maxConc > 0 {
+		sem = make(chan struct{}, maxConc)
+	}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for _, i := range order {
+		at := durSeconds(offsets[i])
+		if s.deadline > 0 && at >= s.deadline {
+			break
+		}
+		if d := at - s.clk.now(); d > 0 {
+			timer.Reset(d)
+			select {
+			case <-timer.C:
+			case <-s.ctx.Done():
+				return
+			}
+		}
+		if s.ctx.Err() != nil {
+			return
+		}
+		capDelayed, ok := s.acquire(sem)
+		if !ok {
+			return
+		}
+		s.sent[i] = true
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			if sem != nil {
+				defer func() { <-sem }()
+			}
+			s.exec(i, at, capDelayed, nil)
+		}()
+	}
+}
+
+// acquire takes a concurrency slot (none needed when sem is nil). It
+// reports whether the request had to wait for one, and false as ok when
+// sending must stop instead.
+func (s *step) acquire(sem chan struct{}) (capDelayed, ok bool) {
+	if sem == nil {
+		return false, true
+	}
+	select {
+	case sem <- struct{}{}:
+	default:
+		capDelayed = true
+		select {
+		case sem <- struct{}{}:
+		case <-s.ctx.Done():
+			return capDelayed, false
+		}
+	}
+	if s.deadline > 0 && s.clk.now() >= s.deadline {
+		<-sem
+		return capDelayed, false
+	}
+	return capDelayed, true
+}
+
+// drain waits for the requests in flight under the drain rule and reports
+// whether the run was interrupted and whether requests were cancelled.
+func (s *step) drain(l LoadPolicy) (interrupted, cut bool) {
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	defer func() { <-done }()
+	interrupted = s.ctx.Err() != nil
+	if l.Drain == DrainCancel {
+		select {
+		case <-done:
+			return interrupted, false
+		default:
+			s.cancelReqs(&cancelCause{"cancelled by the drain rule"})
+			return interrupted, true
+		}
+	}
+	limit := durSeconds(l.DrainTimeoutS)
+	if interrupted && (limit == 0 || limit > InterruptDrainCap) {
+		limit = InterruptDrainCap
+	}
+	var tc <-chan time.Time
+	if limit > 0 {
+		t := time.NewTimer(limit)
+		defer t.Stop()
+		tc = t.C
+	}
+	ctxDone := s.ctx.Done()
+	if interrupted {
+		ctxDone = nil
+	}
+	for {
+		select {
+		case <-done:
+			return interrupted, false
+		case <-tc:
+			s.cancelReqs(&cancelCause{"cancelled: drain timeout passed"})
+			return interrupted, true
+		case <-ctxDone:
+			// Interrupted while draining: cap the rest of the wait.
+			interrupted, ctxDone = true, nil
+			if tc == nil {
+				t := time.NewTimer(InterruptDrainCap)
+				defer t.Stop()
+				tc = t.C
+			}
+		}
+	}
+}
