@@ -62,9 +62,9 @@ type Tokenizer struct {
 	added      []addedToken // matched in raw text before anything else
 	addedBy    map[byte][]addedToken
 	addedFirst [256]bool // first bytes of the added tokens
-	special  map[string]int
-	isAdded  map[int]bool
-	maxPiece int
+	special    map[string]int
+	isAdded    map[int]bool
+	maxPiece   int
 
 	mu    sync.Mutex
 	cache map[string][]int
