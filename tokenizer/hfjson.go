@@ -197,7 +197,7 @@ func (t *Tokenizer) hfVocab(f *hfFile) error {
 }
 
 // maxVocab bounds token ids read from any file.
-const maxVocab = 1 << 24
+const maxVocab = 1 << 21
 
 // hfModel sets the kind, merges and byte tables of a BPE model.
 func (t *Tokenizer) hfModel(f *hfFile, s *hfSetup) error {
