@@ -13,7 +13,8 @@
 //     (gpt-2, mpt, starcoder, refact, falcon, deepseek-llm, deepseek-coder,
 //     llama3, qwen2 and their aliases);
 //   - SentencePiece-style BPE: tokenizer.json BPE with Prepend("▁") and
-//     Replace(" " → "▁") normalizers (or Metaspace) and byte fallback, merged
+//     Replace(" " → "▁") normalizers (or a Metaspace pre-tokenizer without
+//     split; that form has no reference file here) and byte fallback, merged
 //     by merge rank; GGUF model "llama", merged by the score of the merged
 //     piece (highest first), with a leading space and <0xNN> byte fallback;
 //   - WordPiece: GGUF model "bert" (BERT/BGE vocabularies as llama.cpp

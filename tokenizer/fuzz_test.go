@@ -93,3 +93,36 @@ func FuzzTokenizerJSON(f *testing.F) {
 		tok.Decode(tok.Encode("a b\n\tc ab é 12"))
 	})
 }
+
+// TestMetaspace: the Metaspace form prepends "▁" only where the text does
+// not already start with one, and for "first" only at the start.
+func TestMetaspace(t *testing.T) {
+	doc := func(scheme string) []byte {
+		return []byte(`{"pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "` + scheme + `", "split": false},
+		"added_tokens": [{"id": 5, "content": "<x>", "special": true}],
+		"model": {"type": "BPE", "byte_fallback": true, "vocab": {"<unk>": 0, "▁": 2, "a": 3, "▁a": 4, "▁▁": 6},
+		"merges": ["▁ a", "▁ ▁"]}}`)
+	}
+	tests := []struct {
+		scheme, text string
+		want         []int
+	}{
+		{"always", "a", []int{4}},
+		{"always", " a", []int{4}},
+		{"always", "a<x>a", []int{4, 5, 4}},
+		{"first", "a<x>a", []int{4, 5, 3}},
+		{"first", "  a", []int{2, 4}},
+	}
+	for _, tc := range tests {
+		tok, err := parseHFJSON(doc(tc.scheme))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tok.Encode(tc.text); !equalInts(got, tc.want) {
+			t.Errorf("%s %q: %v, want %v", tc.scheme, tc.text, got, tc.want)
+		}
+	}
+	if _, err := parseHFJSON([]byte(`{"pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "split": true}, "model": {"type": "BPE", "vocab": {}, "merges": []}}`)); err == nil {
+		t.Error("Metaspace with split was accepted")
+	}
+}

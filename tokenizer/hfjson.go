@@ -52,6 +52,7 @@ type hfComponent struct {
 // hfSetup collects what the normalizer and pre-tokenizer ask for.
 type hfSetup struct {
 	nfc, byteLevel, prefixSpace, spaceMark bool
+	metaspace                              string // prepend scheme of a Metaspace pre-tokenizer
 	steps                                  pipeline
 }
 
@@ -148,10 +149,14 @@ func (s *hfSetup) preTokenizer(c *hfComponent) error {
 		}
 		s.steps = append(s.steps, sp)
 	case "Metaspace":
-		if c.Replacement != spaceMark || (c.Split != nil && *c.Split) || c.PrependScheme == "never" {
-			return fmt.Errorf("unsupported pre-tokenizer Metaspace (only replacement ▁, split false, prepend)")
+		scheme := c.PrependScheme
+		if scheme == "" {
+			scheme = "always"
 		}
-		s.spaceMark, s.prefixSpace = true, true
+		if c.Replacement != spaceMark || (c.Split != nil && *c.Split) || (scheme != "always" && scheme != "first") {
+			return fmt.Errorf("unsupported pre-tokenizer Metaspace (only replacement ▁, split false, prepend_scheme always or first)")
+		}
+		s.spaceMark, s.prefixSpace, s.metaspace = true, true, scheme
 	default:
 		return fmt.Errorf("unsupported pre-tokenizer %q", c.Type)
 	}
@@ -218,7 +223,7 @@ func (t *Tokenizer) hfModel(f *hfFile, s *hfSetup) error {
 		if len(s.steps) > 0 {
 			return fmt.Errorf("unsupported pre-tokenizer with ▁ normalization")
 		}
-		t.kind, t.prefixSpace = SentencePieceBPE, s.prefixSpace
+		t.kind, t.prefixSpace, t.metaspace = SentencePieceBPE, s.prefixSpace, s.metaspace
 		if f.Model.ByteFallback {
 			t.byteFallbackIDs()
 		}

@@ -54,6 +54,7 @@ type Tokenizer struct {
 	nfc          bool     // NFC-normalize before anything else
 	ignoreMerges bool     // a piece that is itself a token is emitted whole
 	prefixSpace  bool     // SentencePiece: prepend "▁" to non-empty text
+	metaspace    string   // Metaspace pre-tokenizer: "always" or "first" (prepend unless already "▁")
 	splitSpaces  bool     // SentencePiece: no merge can cross "x▁", so words may be cached separately
 	byteIDs      [256]int // byte-level: id of each byte's rune; SentencePiece: <0xNN> ids (-1 if none)
 	hasBytes     bool
@@ -109,12 +110,12 @@ func (t *Tokenizer) Count(text string) int { return len(t.Encode(text)) }
 // Added tokens appearing verbatim in the text are matched first.
 func (t *Tokenizer) Encode(text string) []int {
 	var out []int
-	for len(text) > 0 {
+	for first := true; len(text) > 0; first = false {
 		pos, tok := t.nextAdded(text)
 		if pos < 0 {
-			return t.encodeSegment(text, out)
+			return t.encodeSegment(text, first, out)
 		}
-		out = t.encodeSegment(text[:pos], out)
+		out = t.encodeSegment(text[:pos], first, out)
 		out = append(out, tok.id)
 		text = text[pos+len(tok.text):]
 	}
@@ -139,7 +140,9 @@ func (t *Tokenizer) nextAdded(s string) (int, addedToken) {
 	return -1, addedToken{}
 }
 
-func (t *Tokenizer) encodeSegment(s string, out []int) []int {
+// encodeSegment encodes text between added tokens; first says whether it
+// starts the text.
+func (t *Tokenizer) encodeSegment(s string, first bool, out []int) []int {
 	if len(s) == 0 {
 		return out
 	}
@@ -151,7 +154,7 @@ func (t *Tokenizer) encodeSegment(s string, out []int) []int {
 		t.pre.pieces(s, func(w string) { out = t.encodeWord(w, out) })
 	case SentencePieceBPE:
 		s = strings.ReplaceAll(s, " ", spaceMark)
-		if t.prefixSpace {
+		if t.prefixSpace && t.prependHere(s, first) {
 			s = spaceMark + s
 		}
 		if !t.splitSpaces {
@@ -162,6 +165,19 @@ func (t *Tokenizer) encodeSegment(s string, out []int) []int {
 		out = t.encodeWordPiece(s, out)
 	}
 	return out
+}
+
+// prependHere says whether "▁" goes before a segment: always with a
+// Prepend normalizer; with Metaspace only if the segment does not start
+// with "▁" already (and, for prepend_scheme "first", only at the start).
+func (t *Tokenizer) prependHere(s string, first bool) bool {
+	switch t.metaspace {
+	case "":
+		return true
+	case "first":
+		return first && !strings.HasPrefix(s, spaceMark)
+	}
+	return !strings.HasPrefix(s, spaceMark)
 }
 
 // forEachSPWord cuts s before every "▁" that follows another character
