@@ -45,7 +45,7 @@ func TestWorkloadSpeed(t *testing.T) {
 	}
 	needTestdata(t)
 	texts := workloadTexts(10000)
-	for _, rel := range []string{"hf/llama3/tokenizer.json", "hf/qwen2.5/tokenizer.json", "hf/phi-3-mini/tokenizer.json", "gguf/ggml-vocab-llama-spm.gguf"} {
+	for _, rel := range []string{"hf/llama3/tokenizer.json", "hf/qwen2.5/tokenizer.json", "hf/phi-3-mini/tokenizer.json", "gguf/ggml-vocab-llama-spm.gguf", "gguf/ggml-vocab-falcon.gguf"} {
 		tok, err := Load(filepath.Join(testdataDir, rel)) // fresh, cold cache
 		if err != nil {
 			t.Fatal(err)

@@ -256,6 +256,9 @@ func newSplitter(pattern string) (splitter, error) {
 	if strings.Contains(pattern, "(?=") || strings.Contains(pattern, "(?!") || strings.Contains(pattern, "(?<") {
 		return nil, fmt.Errorf("pre-tokenizer pattern with lookaround not supported: %q", pattern)
 	}
+	if cs, ok := compileClassSplitter(translateSpace(pattern)); ok {
+		return cs, nil
+	}
 	re, err := regexp.Compile(translateSpace(pattern))
 	if err != nil {
 		return nil, fmt.Errorf("pre-tokenizer pattern %q: %v", pattern, err)
@@ -303,20 +306,21 @@ func (p pipeline) pieces(s string, fn func(string)) {
 	if len(s) == 0 {
 		return
 	}
-	p.apply(s, 0, fn)
+	bufs := make([][]int, len(p)) // one scratch list of ends per step
+	p.apply(s, 0, bufs, fn)
 }
 
-func (p pipeline) apply(s string, step int, fn func(string)) {
+func (p pipeline) apply(s string, step int, bufs [][]int, fn func(string)) {
 	if step == len(p) {
 		fn(s)
 		return
 	}
-	var buf [64]int
-	ends := p[step].split(s, buf[:0])
+	bufs[step] = p[step].split(s, bufs[step][:0])
 	start := 0
-	for _, e := range ends {
+	for k := 0; k < len(bufs[step]); k++ {
+		e := bufs[step][k]
 		if e > start {
-			p.apply(s[start:e], step+1, fn)
+			p.apply(s[start:e], step+1, bufs, fn)
 		}
 		start = e
 	}
