@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -268,5 +270,70 @@ func TestAddedTokensInText(t *testing.T) {
 	}
 	if s := tok.Decode(got); s != "<|im_start|>user\nHello<|im_end|>" {
 		t.Errorf("Decode = %q", s)
+	}
+}
+
+// TestCompactGPT2Form: the original openai-community/gpt2 tokenizer.json
+// has no model "type" and no "use_regex"; it must load and match the
+// references like the re-serialised form.
+func TestCompactGPT2Form(t *testing.T) {
+	needTestdata(t)
+	path := filepath.Join(testdataDir, "hf/gpt2/tokenizer.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc["model"].(map[string]any), "type")
+	delete(doc["pre_tokenizer"].(map[string]any), "use_regex")
+	compact, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := Load(writeTemp(t, "tokenizer.json", compact))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range readRefs(t, path) {
+		if got := tok.Encode(c.text); !equalInts(got, c.ids) {
+			t.Errorf("case %d %q: %v, want %v", i, c.text, got, c.ids)
+		}
+	}
+}
+
+func TestConcurrentEncode(t *testing.T) {
+	needTestdata(t)
+	path := filepath.Join(testdataDir, "hf/llama3/tokenizer.json")
+	serial := mustLoad(t, path)
+	texts := workloadTexts(40)
+	want := make([][]int, len(texts))
+	for i, s := range texts {
+		want[i] = serial.Encode(s)
+	}
+	tok, err := Load(path) // fresh cache, filled concurrently
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan string, 4*len(texts))
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := range texts {
+				k := (i + g*7) % len(texts)
+				if got := tok.Encode(texts[k]); !equalInts(got, want[k]) {
+					errs <- texts[k][:20]
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for s := range errs {
+		t.Errorf("concurrent Encode differs for text starting %q", s)
 	}
 }
