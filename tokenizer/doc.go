@@ -29,8 +29,9 @@
 //
 //   - Encode never adds BOS/EOS or other template tokens; ids are
 //     vocabulary indices in [0, VocabSize()). Added tokens written verbatim
-//     in the text (tokenizer.json added_tokens; GGUF user-defined tokens)
-//     are matched first, as the reference encoders do.
+//     in the text (tokenizer.json added_tokens, with their lstrip/rstrip;
+//     GGUF user-defined tokens) are matched first, as the reference
+//     encoders do; single_word and normalized flags are not applied.
 //   - Pre-tokenizer classes follow the reference regex engines: \p{L} and
 //     \p{N} are Unicode categories L and N, \s is Unicode White_Space. The
 //     lookahead patterns (\s+(?!\S)) run as hand-written scanners; the

@@ -14,6 +14,8 @@ type hfFile struct {
 		ID      int    `json:"id"`
 		Content string `json:"content"`
 		Special bool   `json:"special"`
+		LStrip  bool   `json:"lstrip"`
+		RStrip  bool   `json:"rstrip"`
 	} `json:"added_tokens"`
 	Normalizer   *hfComponent `json:"normalizer"`
 	PreTokenizer *hfComponent `json:"pre_tokenizer"`
@@ -189,7 +191,7 @@ func (t *Tokenizer) hfVocab(f *hfFile) error {
 		t.pieces[a.ID] = a.Content
 		t.vocab[a.Content] = a.ID
 		if a.Content != "" {
-			t.added = append(t.added, addedToken{text: a.Content, id: a.ID})
+			t.added = append(t.added, addedToken{text: a.Content, id: a.ID, lstrip: a.LStrip, rstrip: a.RStrip})
 		}
 	}
 	if f.Model.UnkToken != nil {

@@ -337,3 +337,25 @@ func TestConcurrentEncode(t *testing.T) {
 		t.Errorf("concurrent Encode differs for text starting %q", s)
 	}
 }
+
+// TestAddedTokenStrip: Phi-3's chat tokens have rstrip, so the newline a
+// chat template puts after <|user|> is not tokenized.
+func TestAddedTokenStrip(t *testing.T) {
+	needTestdata(t)
+	tok := mustLoad(t, filepath.Join(testdataDir, "hf/phi-3-mini/tokenizer.json"))
+	got := tok.Encode("<|user|>\nHi<|end|>\n<|assistant|>\n")
+	hi := tok.Encode("Hi")
+	want := append(append([]int{32010}, hi...), 32007, 32001)
+	if !equalInts(got, want) {
+		t.Errorf("Encode = %v, want %v", got, want)
+	}
+	spm, err := parseHFJSON([]byte(`{"added_tokens": [{"id": 5, "content": "<x>", "lstrip": true}],
+		"normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "▁"}, {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]},
+		"model": {"type": "BPE", "vocab": {"▁": 2, "a": 3, "▁a": 4}, "merges": ["▁ a"]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := spm.Encode("a  <x> a"); !equalInts(got, []int{4, 5, 2, 4}) {
+		t.Errorf("lstrip: %v", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -74,8 +75,9 @@ type Tokenizer struct {
 }
 
 type addedToken struct {
-	text string
-	id   int
+	text           string
+	id             int
+	lstrip, rstrip bool // the match also takes the whitespace before/after it
 }
 
 // maxCache bounds the word cache; it is cleared when full.
@@ -115,9 +117,16 @@ func (t *Tokenizer) Encode(text string) []int {
 		if pos < 0 {
 			return t.encodeSegment(text, first, out)
 		}
-		out = t.encodeSegment(text[:pos], first, out)
+		before, after := text[:pos], text[pos+len(tok.text):]
+		if tok.lstrip {
+			before = strings.TrimRightFunc(before, unicode.IsSpace)
+		}
+		if tok.rstrip {
+			after = strings.TrimLeftFunc(after, unicode.IsSpace)
+		}
+		out = t.encodeSegment(before, first, out)
 		out = append(out, tok.id)
-		text = text[pos+len(tok.text):]
+		text = after
 	}
 	return out
 }
