@@ -1,0 +1,151 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+)
+
+// decades is the span (largest over smallest positive value) from which an
+// axis turns logarithmic.
+const decades = 100
+
+// spansDecades reports whether the positive values of vs span at least two
+// decades.
+func spansDecades(vs []float64) bool {
+	lo, hi := positiveRange(vs)
+	return lo > 0 && hi/lo >= decades
+}
+
+// positiveRange returns the smallest positive and the largest value of vs;
+// lo is 0 when no value is positive.
+func positiveRange(vs []float64) (lo, hi float64) {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		if v > 0 && (lo == 0 || v < lo) {
+			lo = v
+		}
+		hi = max(hi, v)
+	}
+	return lo, hi
+}
+
+// setLog makes ax logarithmic over whole decades around [lo, hi], lo > 0.
+func setLog(ax *plot.Axis, lo, hi float64) {
+	ax.Scale = plot.LogScale{}
+	ax.Tick.Marker = plot.LogTicks{Prec: -1}
+	ax.Min = math.Pow(10, math.Floor(math.Log10(lo)))
+	ax.Max = math.Pow(10, math.Ceil(math.Log10(hi)))
+	if ax.Max <= ax.Min {
+		ax.Max = ax.Min * 10
+	}
+}
+
+// fromZero makes ax linear from 0 to a little above hi.
+func fromZero(ax *plot.Axis, hi float64) {
+	ax.Scale = plot.LinearScale{}
+	ax.Tick.Marker = niceTicks{}
+	ax.Min = 0
+	if hi <= 0 || math.IsNaN(hi) || math.IsInf(hi, 0) {
+		hi = 1
+	}
+	ax.Max = hi * 1.05
+}
+
+// quantityAxis sets ax for quantities vs: logarithmic when they span two
+// decades, else linear from 0. It returns whether it chose log.
+func quantityAxis(ax *plot.Axis, vs []float64) bool {
+	lo, hi := positiveRange(vs)
+	if lo > 0 && hi/lo >= decades {
+		setLog(ax, lo, hi)
+		return true
+	}
+	fromZero(ax, hi)
+	return false
+}
+
+// clampLog moves values at or below floor up to floor, so that a log axis
+// can draw them at its left edge.
+func clampLog(vs []float64, floor float64) []float64 {
+	out := slices.Clone(vs)
+	for i, v := range out {
+		if v < floor {
+			out[i] = floor
+		}
+	}
+	return out
+}
+
+// sloKey is one parsed SLO: a metric ("ttft_ms", "tpot_ms"), an optional
+// percentile ("p50", "p99" or ""), and the threshold in ms.
+type sloKey struct {
+	metric, pct string
+	ms          float64
+}
+
+func (s sloKey) label() string {
+	name := strings.ToUpper(strings.TrimSuffix(s.metric, "_ms"))
+	if s.pct != "" {
+		name += " " + s.pct
+	}
+	return fmt.Sprintf("SLO %s ≤ %g ms", name, s.ms)
+}
+
+// parseSLO checks and orders the SLO thresholds.
+func parseSLO(m map[string]float64) ([]sloKey, error) {
+	var out []sloKey
+	for k, v := range m {
+		metric, pct := k, ""
+		for _, p := range []string{"_p50", "_p90", "_p95", "_p99"} {
+			if strings.HasSuffix(k, p) {
+				metric, pct = strings.TrimSuffix(k, p), p[1:]
+			}
+		}
+		if metric != "ttft_ms" && metric != "tpot_ms" {
+			return nil, fmt.Errorf("plots: SLO %q: want ttft_ms or tpot_ms, optionally with _p50, _p90, _p95 or _p99", k)
+		}
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("plots: SLO %q: threshold %v ms, want a positive number", k, v)
+		}
+		out = append(out, sloKey{metric: metric, pct: pct, ms: v})
+	}
+	slices.SortFunc(out, func(a, b sloKey) int { return strings.Compare(a.metric+a.pct, b.metric+b.pct) })
+	return out, nil
+}
+
+// niceTicks marks a linear axis at about five round values (1, 2 or 5
+// times a power of ten), labelled without trailing zeros, with an
+// unlabelled minor tick between two majors.
+type niceTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 4, 64)}}
+	}
+	raw := (hi - lo) / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{2, 5, 10} {
+		if step >= raw {
+			break
+		}
+		step = m * mag
+	}
+	prec := max(0, -int(math.Floor(math.Log10(step))))
+	var ts []plot.Tick
+	for k := math.Ceil(lo / step); k*step <= hi+step*1e-9; k++ {
+		v := k * step
+		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', prec, 64)})
+		if m := v + step/2; m <= hi {
+			ts = append(ts, plot.Tick{Value: m})
+		}
+	}
+	return ts
+}
