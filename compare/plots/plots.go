@@ -159,6 +159,7 @@ func (f *Figure) layout(dc draw.Canvas) (strip draw.Canvas, panels [][]draw.Canv
 	pad := vg.Points(8)
 	f.Legend.TextStyle.Font.Size = vg.Points(10)
 	f.Legend.Top, f.Legend.Left = true, true
+	f.Legend.Padding = vg.Points(3)
 	area := draw.Crop(dc, pad, -pad, pad, -pad)
 	lw := legendWidth(&f.Legend, area)
 	strip = draw.Crop(area, area.Size().X-lw, 0, 0, -vg.Points(28))

@@ -56,7 +56,7 @@ func regions(g *compare.GPUTime) (f Figure, ok bool, err error) {
 	for i, b := range bars {
 		names[i] = b.label
 	}
-	leg := plot.NewLegend()
+	var stack []*plotter.BarChart
 	var below *plotter.BarChart
 	for i, rg := range regionOrder {
 		vals := make(plotter.Values, len(bars))
@@ -75,7 +75,12 @@ func regions(g *compare.GPUTime) (f Figure, ok bool, err error) {
 		}
 		below = bc
 		p.Add(bc)
-		leg.Add(rg, bc)
+		stack = append(stack, bc)
+	}
+	// The legend lists the regions top down, as the bars stack them.
+	leg := plot.NewLegend()
+	for i := len(stack) - 1; i >= 0; i-- {
+		leg.Add(regionOrder[i], stack[i])
 	}
 	p.NominalX(names...)
 	p.X.Tick.Label.Rotation = math.Pi / 10
