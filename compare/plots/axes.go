@@ -36,15 +36,40 @@ func positiveRange(vs []float64) (lo, hi float64) {
 	return lo, hi
 }
 
-// setLog makes ax logarithmic over whole decades around [lo, hi], lo > 0.
+// setLog makes ax logarithmic from the decade at or below lo to a little
+// above hi, lo > 0.
 func setLog(ax *plot.Axis, lo, hi float64) {
 	ax.Scale = plot.LogScale{}
-	ax.Tick.Marker = plot.LogTicks{Prec: -1}
-	ax.Min = math.Pow(10, math.Floor(math.Log10(lo)))
-	ax.Max = math.Pow(10, math.Ceil(math.Log10(hi)))
+	ax.Tick.Marker = logTicks{}
+	ax.Min = math.Pow(10, math.Floor(math.Log10(lo)+1e-9))
+	ax.Max = hi * 1.15
 	if ax.Max <= ax.Min {
 		ax.Max = ax.Min * 10
 	}
+}
+
+// logTicks marks a log axis at every power of ten (labelled) and at 2..9
+// times it, within the axis range.
+type logTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for e := math.Floor(math.Log10(lo) + 1e-9); e <= math.Ceil(math.Log10(hi)); e++ {
+		d := math.Pow(10, e)
+		for m := 1.0; m <= 9; m++ {
+			v := m * d
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 {
+				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			ts = append(ts, t)
+		}
+	}
+	return ts
 }
 
 // fromZero makes ax linear from 0 to a little above hi.

@@ -61,21 +61,29 @@ func quantile(vs []float64, q float64) float64 {
 }
 
 // cdfAxis sets the x axis of a CDF of pooled and returns a note for the
-// axis label ("" when none), and the floor below which values are drawn at
-// the left edge (0 on a linear axis).
+// title ("" when none), and the floor below which values are drawn at the
+// left edge (0 on a linear axis).
+//
+// The axis is logarithmic when the values span two decades above a
+// reference low value: the smallest positive value, or a tenth of the
+// median when that is larger, so that a few near-zero values (chunks that
+// arrived together) do not stretch the axis over empty decades. Otherwise
+// it is linear from 0, ending just past p99 when the maximum lies beyond
+// twice p99.
 func cdfAxis(ax *plot.Axis, pooled []float64) (note string, floor float64) {
 	lo, hi := positiveRange(pooled)
-	if lo > 0 && hi/lo >= decades {
-		setLog(ax, lo, hi)
-		if slices.ContainsFunc(pooled, func(v float64) bool { return v <= 0 }) {
-			note = fmt.Sprintf("; values of 0 drawn at %g", ax.Min)
+	ref := max(lo, quantile(pooled, 0.5)/10)
+	if ref > 0 && hi/ref >= decades {
+		setLog(ax, ref, hi)
+		if slices.ContainsFunc(pooled, func(v float64) bool { return v < ax.Min }) {
+			note = fmt.Sprintf("log axis; values under %g ms drawn at %g ms", ax.Min, ax.Min)
 		}
 		return note, ax.Min
 	}
 	p99 := quantile(pooled, 0.99)
 	if p99 > 0 && hi > 2*p99 {
 		fromZero(ax, p99)
-		return fmt.Sprintf("; axis ends past p99 = %.3g ms, max %.3g ms", p99, hi), 0
+		return fmt.Sprintf("axis ends past p99 = %.3g ms; max %.3g ms", p99, hi), 0
 	}
 	fromZero(ax, hi)
 	return "", 0
@@ -96,7 +104,10 @@ func cdf(s compare.LatencySample) (Figure, error) {
 	// widens it to the data); this first pass tells the log floor.
 	var first plot.Axis
 	note, floor := cdfAxis(&first, pooled)
-	p.X.Label.Text = label + " (ms" + note + ")"
+	p.X.Label.Text = label + " (ms)"
+	if note != "" {
+		p.Title.Text += "\n" + note
+	}
 	var leg plot.Legend = plot.NewLegend()
 	for _, side := range []struct {
 		name string

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -140,6 +141,8 @@ func (f Figure) save(path, ext string) error {
 func (f Figure) Draw(dc draw.Canvas) {
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
+	labels := blankLogLabels(f.Panels)
+	defer restoreLabels(labels)
 	strip, cs := f.layout(dc)
 	if strip.Size().X > 0 {
 		f.Legend.Draw(strip)
@@ -148,8 +151,69 @@ func (f Figure) Draw(dc draw.Canvas) {
 		for k, p := range row {
 			if p != nil {
 				p.Draw(cs[i][k])
+				labels[i][k].draw(cs[i][k])
 			}
 		}
+	}
+}
+
+// logLabel is the label of a panel's log axes, drawn by the figure:
+// gonum/plot reserves room for a centred axis label at the arithmetic
+// middle of the axis range, which on a log axis lies near its end, and so
+// shrinks the data area. The axis keeps a blank label of the same height.
+type logLabel struct {
+	p      *plot.Plot
+	x, y   string // "" where the axis is linear
+	xs, ys string // the labels before blanking
+}
+
+func blankLogLabels(panels [][]*plot.Plot) [][]logLabel {
+	out := make([][]logLabel, len(panels))
+	for i, row := range panels {
+		out[i] = make([]logLabel, len(row))
+		for k, p := range row {
+			if p == nil {
+				continue
+			}
+			l := logLabel{p: p, xs: p.X.Label.Text, ys: p.Y.Label.Text}
+			if _, ok := p.X.Scale.(plot.LogScale); ok && l.xs != "" {
+				l.x, p.X.Label.Text = l.xs, " "
+			}
+			if _, ok := p.Y.Scale.(plot.LogScale); ok && l.ys != "" {
+				l.y, p.Y.Label.Text = l.ys, " "
+			}
+			out[i][k] = l
+		}
+	}
+	return out
+}
+
+func restoreLabels(ls [][]logLabel) {
+	for _, row := range ls {
+		for _, l := range row {
+			if l.p != nil {
+				l.p.X.Label.Text, l.p.Y.Label.Text = l.xs, l.ys
+			}
+		}
+	}
+}
+
+// draw draws the blanked labels centred under and beside the data area
+// of the panel drawn on c.
+func (l logLabel) draw(c draw.Canvas) {
+	if l.p == nil || l.x == "" && l.y == "" {
+		return
+	}
+	data := l.p.DataCanvas(c)
+	if l.x != "" {
+		sty := l.p.X.Label.TextStyle
+		c.FillText(sty, vg.Point{X: data.Center().X, Y: c.Min.Y + sty.FontExtents().Descent}, l.x)
+	}
+	if l.y != "" {
+		sty := l.p.Y.Label.TextStyle
+		x := c.Min.X + sty.Height(l.y) - sty.FontExtents().Descent
+		sty.Rotation += math.Pi / 2
+		c.FillText(sty, vg.Point{X: x, Y: data.Center().Y}, l.y)
 	}
 }
 

@@ -136,6 +136,9 @@ func TestCDFAxis(t *testing.T) {
 	}
 	tail = append(tail, 80)
 	narrow := []float64{10, 11, 12, 13, 14}
+	// Chunks that arrived together give gaps near 0: they do not stretch
+	// the axis below a tenth of the median.
+	coalesced := []float64{0.001, 0.002, 0.003, 3, 4, 4, 4, 5, 5, 6, 90}
 	for _, c := range []struct {
 		name      string
 		v         []float64
@@ -144,7 +147,8 @@ func TestCDFAxis(t *testing.T) {
 		noteHas   string
 		wantFloor float64
 	}{
-		{"spread", spread, true, 0.1, 100, "values of 0 drawn at 0.1", 0.1},
+		{"spread", spread, true, 0.1, 80 * 1.15, "values under 0.1 ms drawn at 0.1 ms", 0.1},
+		{"coalesced", coalesced, true, 0.1, 90 * 1.15, "values under 0.1 ms drawn at 0.1 ms", 0.1},
 		{"tail", tail, false, 0, 7.9 * 1.05, "past p99", 0},
 		{"narrow", narrow, false, 0, 14 * 1.05, "", 0},
 	} {
@@ -163,15 +167,30 @@ func TestCDFAxis(t *testing.T) {
 			if p.Y.Min != 0 || p.Y.Max != 1 {
 				t.Errorf("y axis [%g, %g], want [0, 1]", p.Y.Min, p.Y.Max)
 			}
-			if c.noteHas != "" && !strings.Contains(p.X.Label.Text, c.noteHas) {
-				t.Errorf("x label %q lacks %q", p.X.Label.Text, c.noteHas)
+			if !strings.Contains(p.Title.Text, c.noteHas) || c.noteHas == "" && strings.Contains(p.Title.Text, "\n") {
+				t.Errorf("title %q, want a note %q", p.Title.Text, c.noteHas)
 			}
-			if c.noteHas == "" && p.X.Label.Text != "ITL, gap between streamed chunks (ms)" {
+			if p.X.Label.Text != "ITL, gap between streamed chunks (ms)" {
 				t.Errorf("x label %q", p.X.Label.Text)
 			}
 			// The figure draws without panicking on the log axis.
 			drawPNG(t, f)
 		})
+	}
+}
+
+func TestLogTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (logTicks{}).Ticks(0.1, 115) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "0.1 1 10 100" {
+		t.Errorf("labels %q, want 0.1 1 10 100", got)
+	}
+	if n := len((logTicks{}).Ticks(0.1, 115)); n != 28 {
+		t.Errorf("%d ticks in [0.1, 115], want 28 (9 per decade and 100)", n)
 	}
 }
 
@@ -254,8 +273,8 @@ func TestSweepLogAxis(t *testing.T) {
 	rep := sweepReport([]float64{1, 4, 16, 64, 256}, func(v float64) float64 { return 30 })
 	figs := figures(t, rep, Options{})
 	p := figs["sweep_output_throughput"].Panels[0][0]
-	if !isLog(p.X) || p.X.Min != 1 || p.X.Max != 1000 {
-		t.Errorf("offered 1..256: x log=%v [%g, %g], want log [1, 1000]", isLog(p.X), p.X.Min, p.X.Max)
+	if !isLog(p.X) || p.X.Min != 1 || !near(p.X.Max, 256*1.15) {
+		t.Errorf("offered 1..256: x log=%v [%g, %g], want log [1, 294.4]", isLog(p.X), p.X.Min, p.X.Max)
 	}
 	if isLog(p.Y) || p.Y.Min != 0 {
 		t.Errorf("throughput axis log=%v from %g, want linear from 0", isLog(p.Y), p.Y.Min)
