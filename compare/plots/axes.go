@@ -122,18 +122,21 @@ func (s sloKey) label() string {
 	return fmt.Sprintf("SLO %s ≤ %g ms", name, s.ms)
 }
 
+// sloPercentiles are the percentiles the sweep points carry per metric:
+// an SLO on another percentile has no points to be read against.
+var sloPercentiles = map[string][]string{"ttft_ms": {"", "p50", "p99"}, "tpot_ms": {"", "p50"}}
+
 // parseSLO checks and orders the SLO thresholds.
 func parseSLO(m map[string]float64) ([]sloKey, error) {
 	var out []sloKey
 	for k, v := range m {
 		metric, pct := k, ""
-		for _, p := range []string{"_p50", "_p90", "_p95", "_p99"} {
-			if strings.HasSuffix(k, p) {
-				metric, pct = strings.TrimSuffix(k, p), p[1:]
-			}
+		if i := strings.LastIndex(k, "_p"); i > 0 && k[i+2:] != "" && strings.Trim(k[i+2:], "0123456789") == "" {
+			metric, pct = k[:i], k[i+1:]
 		}
-		if metric != "ttft_ms" && metric != "tpot_ms" {
-			return nil, fmt.Errorf("plots: SLO %q: want ttft_ms or tpot_ms, optionally with _p50, _p90, _p95 or _p99", k)
+		pcts, ok := sloPercentiles[metric]
+		if !ok || !slices.Contains(pcts, pct) {
+			return nil, fmt.Errorf("plots: SLO %q: want ttft_ms, ttft_ms_p50, ttft_ms_p99, tpot_ms or tpot_ms_p50 (the percentiles sweep results carry)", k)
 		}
 		if !(v > 0) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("plots: SLO %q: threshold %v ms, want a positive number", k, v)
@@ -144,8 +147,8 @@ func parseSLO(m map[string]float64) ([]sloKey, error) {
 	return out, nil
 }
 
-// niceTicks marks a linear axis at about five round values (1, 2 or 5
-// times a power of ten), labelled without trailing zeros, with an
+// niceTicks marks a linear axis at about five round values (the step of 1,
+// 2 or 5 times a power of ten nearest a fifth of the range), labelled without trailing zeros, with an
 // unlabelled minor tick between two majors.
 type niceTicks struct{}
 
@@ -158,10 +161,9 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
 	step := mag
 	for _, m := range []float64{2, 5, 10} {
-		if step >= raw {
-			break
+		if math.Abs(math.Log(m*mag/raw)) < math.Abs(math.Log(step/raw)) {
+			step = m * mag
 		}
-		step = m * mag
 	}
 	prec := max(0, -int(math.Floor(math.Log10(step))))
 	var ts []plot.Tick

@@ -32,8 +32,8 @@ import (
 type Options struct {
 	// SLO maps a latency objective to its threshold in ms; the
 	// throughput–latency figure draws each as a vertical line. Keys are
-	// "ttft_ms" or "tpot_ms", optionally with a percentile suffix
-	// ("ttft_ms_p99", "tpot_ms_p50").
+	// the percentiles the sweep points carry: "ttft_ms_p50",
+	// "ttft_ms_p99", "tpot_ms_p50", or "ttft_ms" and "tpot_ms" for any.
 	SLO map[string]float64
 }
 

@@ -237,8 +237,10 @@ func TestThroughputLatency(t *testing.T) {
 		t.Errorf("y labels %q", got)
 	}
 	drawPNG(t, f)
-	if _, err := Figures(rep, Options{SLO: map[string]float64{"ttft": 3}}); err == nil || !strings.Contains(err.Error(), `"ttft"`) {
-		t.Errorf("unknown SLO key: err = %v", err)
+	for _, bad := range []map[string]float64{{"ttft": 3}, {"tpot_ms_p99": 50}, {"ttft_ms_p95": 1}, {"e2e_ms": 1}, {"ttft_ms": -1}, {"tpot_ms_p": 1}} {
+		if _, err := Figures(rep, Options{SLO: bad}); err == nil {
+			t.Errorf("SLO %v accepted", bad)
+		}
 	}
 }
 
@@ -305,6 +307,28 @@ func TestLegendOutsideData(t *testing.T) {
 					t.Errorf("%s panel %d,%d: data area ends at x=%v, legend starts at %v", name, i, k, data.Max.X, legend.Min.X)
 				}
 			}
+		}
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{0, 525, "0 100 200 300 400 500"},
+		{0, 1.05, "0.0 0.2 0.4 0.6 0.8 1.0"},
+		{0, 18.9, "0 5 10 15"},
+		{0, 3600, "0 1000 2000 3000"},
+	} {
+		var got []string
+		for _, tk := range (niceTicks{}).Ticks(c.lo, c.hi) {
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if s := strings.Join(got, " "); s != c.want {
+			t.Errorf("[%g, %g]: labels %q, want %q", c.lo, c.hi, s, c.want)
 		}
 	}
 }
