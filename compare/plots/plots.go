@@ -5,7 +5,10 @@
 // figure is written as PNG and SVG.
 //
 // Units: latencies in ms, throughputs in tokens/s or requests/s, GPU time
-// in ms; every axis label names its unit.
+// in ms; every axis label names its unit. Output tokens/s "per user" is the
+// total output throughput over the requests in flight: the offered
+// concurrency of a closed loop, or request throughput × median E2E latency
+// (Little's law) for a rate sweep.
 //
 // Invariants a reviewer can rely on: an axis that shows a quantity starts at
 // 0 unless it is logarithmic; an axis is logarithmic when its data span at
