@@ -97,6 +97,9 @@ func Figures(r *compare.Report, o Options) ([]Figure, error) {
 	}
 	var figs []Figure
 	for _, s := range r.Latency {
+		if len(s.A)+len(s.B) == 0 {
+			continue
+		}
 		f, err := cdf(s)
 		if err != nil {
 			return nil, err

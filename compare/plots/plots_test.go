@@ -332,3 +332,38 @@ func TestNiceTicks(t *testing.T) {
 		}
 	}
 }
+
+// TestDegenerateInputs: figures of thin or odd data draw without error:
+// one sweep step, a rate sweep with TPOT 0 (one output token), a latency
+// sample of one side only, a constant sample, all-zero gaps.
+func TestDegenerateInputs(t *testing.T) {
+	one := []compare.SweepPoint{{Offered: 2, OutputThroughput: 50, RequestThroughput: 1, TTFTP50: 30, TTFTP99: 40, E2EP50: 100, E2EP99: 120}}
+	rep := &compare.Report{
+		Sweeps: []compare.SweepCurve{{Side: "a", Path: "a.json", Kind: "rate", Points: one}},
+		Latency: []compare.LatencySample{
+			{Name: "ttft_ms", A: []float64{5}},
+			{Name: "e2e_ms", A: []float64{7, 7, 7}, B: []float64{7}},
+			{Name: "itl_ms", A: []float64{0, 0, 0}, B: []float64{0}},
+			{Name: "tpot_ms"},
+		},
+		GPU: &compare.GPUTime{},
+	}
+	figs, err := Figures(rep, Options{SLO: map[string]float64{"tpot_ms": 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{}
+	for _, f := range figs {
+		names = append(names, f.Name)
+		path := filepath.Join(t.TempDir(), f.Name+".svg")
+		if err := f.save(path, "svg"); err != nil {
+			t.Errorf("%s: %v", f.Name, err)
+		}
+	}
+	if slices.Contains(names, "regions_per_rank") || slices.Contains(names, "cdf_tpot_ms") {
+		t.Errorf("figures %v: region bars without ranks or a CDF without samples", names)
+	}
+	if !slices.Contains(names, "throughput_latency") || !slices.Contains(names, "cdf_itl_ms") {
+		t.Errorf("figures %v", names)
+	}
+}
