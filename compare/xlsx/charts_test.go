@@ -15,6 +15,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/compare/internal/fixture"
 )
 
@@ -278,5 +279,17 @@ func TestFileMode(t *testing.T) {
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
 		t.Errorf("rewritten workbook mode %v, want 0644", st.Mode().Perm())
+	}
+}
+
+// TestMinimalReport: a report without records, sweeps or profiles still
+// makes a workbook, with no chart that would point at empty ranges.
+func TestMinimalReport(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "min.xlsx")
+	if err := WriteFile(path, &compare.Report{Comparable: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(readCharts(t, path)); n != 0 {
+		t.Errorf("%d charts in a workbook without data", n)
 	}
 }
