@@ -293,3 +293,54 @@ func TestMinimalReport(t *testing.T) {
 		t.Errorf("%d charts in a workbook without data", n)
 	}
 }
+
+// TestSLOLines: each objective is listed under the sweep table and drawn
+// as a vertical line from 0 to above the highest throughput on the chart
+// whose x axis it bounds, and on no other.
+func TestSLOLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "slo.xlsx")
+	o := Options{SLO: map[string]float64{"tpot_ms": 15, "ttft_ms_p99": 150, "ttft_ms_p50": 30}}
+	if err := WriteFileWith(path, fixture.Report(), o); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	charts := readCharts(t, path)
+	for title, want := range map[string][]string{
+		"Output throughput vs offered load":              nil,
+		"Output throughput vs TPOT p50 across the sweep": {"SLO TPOT ≤ 15 ms"},
+		"Output throughput vs TTFT p99 across the sweep": {"SLO TTFT p99 ≤ 150 ms"},
+	} {
+		ser := charts[title].PlotArea.Scatter[0].Ser
+		if len(ser) != 2+len(want) {
+			t.Errorf("%s: %d series, want %d", title, len(ser), 2+len(want))
+			continue
+		}
+		for k, name := range want {
+			s := ser[2+k]
+			sheet, nc := cells(t, s.Name)
+			if v, _ := f.GetCellValue(sheet, nc[0]); v != name {
+				t.Errorf("%s: SLO series named %q, want %q", title, v, name)
+			}
+			numeric(t, f, s.XVal)
+			numeric(t, f, s.YVal)
+			_, xs := cells(t, s.XVal)
+			_, ys := cells(t, s.YVal)
+			x0, _ := f.GetCellValue(sheet, xs[0], excelize.Options{RawCellValue: true})
+			x1, _ := f.GetCellValue(sheet, xs[1], excelize.Options{RawCellValue: true})
+			y0, _ := f.GetCellValue(sheet, ys[0], excelize.Options{RawCellValue: true})
+			y1, _ := f.GetCellValue(sheet, ys[1], excelize.Options{RawCellValue: true})
+			if top, _ := strconv.ParseFloat(y1, 64); x0 != x1 || y0 != "0" || top < 520 {
+				t.Errorf("%s: line from (%s, %s) to (%s, %s), want vertical from 0 to above 520 tok/s", title, x0, y0, x1, y1)
+			}
+		}
+	}
+	for _, bad := range []map[string]float64{{"tpot_ms_p99": 1}, {"e2e_ms": 1}, {"ttft_ms": 0}} {
+		if _, err := BuildWith(fixture.Report(), Options{SLO: bad}); err == nil {
+			t.Errorf("SLO %v accepted", bad)
+		}
+	}
+}

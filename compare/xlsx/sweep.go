@@ -3,6 +3,7 @@ package xlsx
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/xuri/excelize/v2"
@@ -47,16 +48,33 @@ func (b *book) sweep(r *compare.Report) error {
 		b.row(s, 2, "no sweep results given (benchmark --sweep-concurrency / --sweep-rate)")
 		return nil
 	}
+	ymax := 0.0
+	for _, c := range r.Sweeps {
+		for _, p := range c.Points {
+			ymax = max(ymax, p.OutputThroughput)
+		}
+	}
+	sloRows := b.sloBlock(s, n+1, max(ymax*1.1, 1))
 	for i, ch := range []struct {
 		title, xTitle string
 		xCol          int
+		metric, pct   string // the SLOs this chart's x axis shows
 	}{
-		{"Output throughput vs offered load", offeredTitle(r.Sweeps), swOffered},
-		{"Output throughput vs TPOT p50 across the sweep", "TPOT p50 (ms)", swTPOTP50},
-		{"Output throughput vs TTFT p99 across the sweep", "TTFT p99 (ms)", swTTFTP99},
+		{"Output throughput vs offered load", offeredTitle(r.Sweeps), swOffered, "", ""},
+		{"Output throughput vs TPOT p50 across the sweep", "TPOT p50 (ms)", swTPOTP50, "tpot_ms", "p50"},
+		{"Output throughput vs TTFT p99 across the sweep", "TTFT p99 (ms)", swTTFTP99, "ttft_ms", "p99"},
 	} {
-		b.charts = append(b.charts, pendingChart{s, cell(swChartsCol, 2+22*i),
-			b.sweepChart(s, spans, r.Sweeps, ch.title, ch.xTitle, ch.xCol)})
+		var lines []excelize.ChartSeries
+		var lineX []float64
+		for k, o := range b.slo {
+			if o.bounds(ch.metric, ch.pct) {
+				lines = append(lines, b.sloSeries(s, sloRows[k], o))
+				lineX = append(lineX, o.ms)
+			}
+		}
+		c := b.sweepChart(s, spans, r.Sweeps, ch.title, ch.xTitle, ch.xCol, lineX)
+		c.Series = append(c.Series, lines...)
+		b.charts = append(b.charts, pendingChart{s, cell(swChartsCol, 2+22*i), c})
 	}
 	return nil
 }
@@ -80,10 +98,11 @@ func offeredTitle(curves []compare.SweepCurve) string {
 
 // sweepChart plots output throughput against column xCol, one series per
 // sweep curve: straight lines through filled markers in the side's colour,
-// y from 0, x from 0 or logarithmic when its values span two decades.
-func (b *book) sweepChart(s string, spans [][2]int, curves []compare.SweepCurve, name, xTitle string, xCol int) *excelize.Chart {
+// y from 0, x from 0 or logarithmic when its values (and extraX, the SLO
+// lines to come) span two decades.
+func (b *book) sweepChart(s string, spans [][2]int, curves []compare.SweepCurve, name, xTitle string, xCol int, extraX []float64) *excelize.Chart {
 	var series []excelize.ChartSeries
-	var xs []float64
+	xs := slices.Clone(extraX)
 	seen := map[string]int{}
 	for i, sp := range spans {
 		side := curves[i].Side

@@ -27,9 +27,20 @@ import (
 // Sheets lists the workbook's sheets in order.
 var Sheets = []string{"Summary", "Latency", "Throughput", "Sweep", "Regions", "Shapes", "Unmapped", "Contract", "Requests"}
 
+// Options tunes the workbook.
+type Options struct {
+	// SLO maps a latency objective to its threshold in ms, with the keys
+	// of plots.Options.SLO ("ttft_ms", "ttft_ms_p50", "ttft_ms_p99",
+	// "tpot_ms", "tpot_ms_p50"). The Sweep sheet lists each, and the
+	// throughput–latency chart whose x axis it bounds (TPOT p50, TTFT p99)
+	// draws it as a vertical line.
+	SLO map[string]float64
+}
+
 type book struct {
 	f                                          *excelize.File
 	head, num, num3, pct, intS, sci, wrap, top int
+	slo                                        []slo
 	// charts are added last, once the column widths are final: a chart
 	// is anchored to cells, so that wider columns would stretch it.
 	charts []pendingChart
@@ -43,7 +54,12 @@ type pendingChart struct {
 
 // WriteFile writes the workbook to path (mode 0644, atomically).
 func WriteFile(path string, r *compare.Report) error {
-	f, err := Build(r)
+	return WriteFileWith(path, r, Options{})
+}
+
+// WriteFileWith is WriteFile with options.
+func WriteFileWith(path string, r *compare.Report, o Options) error {
+	f, err := BuildWith(r, o)
 	if err != nil {
 		return err
 	}
@@ -56,8 +72,17 @@ func WriteFile(path string, r *compare.Report) error {
 
 // Build returns the workbook for r.
 func Build(r *compare.Report) (*excelize.File, error) {
+	return BuildWith(r, Options{})
+}
+
+// BuildWith is Build with options.
+func BuildWith(r *compare.Report, o Options) (*excelize.File, error) {
+	slo, err := parseSLO(o.SLO)
+	if err != nil {
+		return nil, err
+	}
 	f := excelize.NewFile()
-	b := &book{f: f}
+	b := &book{f: f, slo: slo}
 	if err := b.styles(); err != nil {
 		return nil, err
 	}
