@@ -1,23 +1,53 @@
 // Package plots draws a compare.Report with gonum/plot: per-request latency
 // CDFs of A and B, throughput and latency against offered load from sweep
-// results, and stacked GPU-busy bars by region per rank. Every figure is
-// written as PNG and SVG. Latencies are in ms, GPU time in ms.
+// results, throughput against latency across the sweep (the serving
+// trade-off curve), and stacked GPU-busy bars by region per rank. Every
+// figure is written as PNG and SVG.
+//
+// Units: latencies in ms, throughputs in tokens/s or requests/s, GPU time
+// in ms; every axis label names its unit. Output tokens/s "per user" is the
+// total output throughput over the requests in flight: the offered
+// concurrency of a closed loop, or request throughput × median E2E latency
+// (Little's law) for a rate sweep.
+//
+// Invariants a reviewer can rely on: an axis that shows a quantity starts at
+// 0 unless it is logarithmic; an axis is logarithmic when its data span at
+// least two decades (largest over smallest positive value ≥ 100); legends
+// are drawn in a strip right of the data areas, so that they cover no point.
 package plots
 
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"path/filepath"
-	"strings"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/servecmp/servecmp/compare"
+	"github.com/servecmp/servecmp/internal/atomicfile"
 )
+
+// Options tunes the figures.
+type Options struct {
+	// SLO maps a latency objective to its threshold in ms; the
+	// throughput–latency figure draws each as a vertical line. Keys are
+	// the percentiles the sweep points carry: "ttft_ms_p50",
+	// "ttft_ms_p99", "tpot_ms_p50", or "ttft_ms" and "tpot_ms" for any.
+	SLO map[string]float64
+}
+
+// Figure is one picture: a grid of panels (rows of plots) and one legend
+// drawn in a strip right of them.
+type Figure struct {
+	Name   string         // file name without extension
+	Panels [][]*plot.Plot // at least one row of at least one plot
+	Legend plot.Legend    // entries shared by the panels; may be empty
+	W, H   vg.Length
+}
 
 var (
 	colorA = color.RGBA{R: 31, G: 119, B: 180, A: 255}
@@ -35,197 +65,189 @@ var (
 // Write draws every figure the report has data for into dir and returns
 // the files written.
 func Write(dir string, r *compare.Report) ([]string, error) {
+	return WriteWith(dir, r, Options{})
+}
+
+// WriteWith is Write with options.
+func WriteWith(dir string, r *compare.Report, o Options) ([]string, error) {
+	figs, err := Figures(r, o)
+	if err != nil {
+		return nil, err
+	}
 	var files []string
-	save := func(p *plot.Plot, name string, w, h vg.Length) error {
-		for _, ext := range []string{".png", ".svg"} {
-			path := filepath.Join(dir, name+ext)
-			if err := p.Save(w, h, path); err != nil {
-				return err
+	for _, f := range figs {
+		for _, ext := range []string{"png", "svg"} {
+			path := filepath.Join(dir, f.Name+"."+ext)
+			if err := f.save(path, ext); err != nil {
+				return files, fmt.Errorf("%s: %w", path, err)
 			}
 			files = append(files, path)
-		}
-		return nil
-	}
-	for _, s := range r.Latency {
-		p, err := cdf(s)
-		if err != nil {
-			return files, err
-		}
-		if err := save(p, "cdf_"+s.Name, 6*vg.Inch, 4*vg.Inch); err != nil {
-			return files, err
-		}
-	}
-	if len(r.Sweeps) > 0 {
-		for _, fig := range []struct {
-			name, ylabel string
-			get          func(compare.SweepPoint) float64
-		}{
-			{"sweep_output_throughput", "output tokens/s", func(p compare.SweepPoint) float64 { return p.OutputThroughput }},
-			{"sweep_request_throughput", "requests/s", func(p compare.SweepPoint) float64 { return p.RequestThroughput }},
-			{"sweep_ttft_p50", "TTFT p50 (ms)", func(p compare.SweepPoint) float64 { return p.TTFTP50 }},
-			{"sweep_tpot_p50", "TPOT p50 (ms)", func(p compare.SweepPoint) float64 { return p.TPOTP50 }},
-			{"sweep_e2e_p99", "E2E p99 (ms)", func(p compare.SweepPoint) float64 { return p.E2EP99 }},
-		} {
-			p, err := sweep(r.Sweeps, fig.ylabel, fig.get)
-			if err != nil {
-				return files, err
-			}
-			if err := save(p, fig.name, 6*vg.Inch, 4*vg.Inch); err != nil {
-				return files, err
-			}
-		}
-	}
-	if r.GPU != nil {
-		p, err := regions(r.GPU)
-		if err != nil {
-			return files, err
-		}
-		if p != nil {
-			if err := save(p, "regions_per_rank", 7*vg.Inch, 4.5*vg.Inch); err != nil {
-				return files, err
-			}
 		}
 	}
 	return files, nil
 }
 
-func ecdf(sorted []float64) plotter.XYs {
-	n := len(sorted)
-	// Thin very large samples to at most ~2000 points; the CDF shape stays.
-	step := max(1, n/2000)
-	pts := make(plotter.XYs, 0, n/step+1)
-	for i := 0; i < n; i += step {
-		pts = append(pts, plotter.XY{X: sorted[i], Y: float64(i+1) / float64(n)})
+// Figures builds every figure the report has data for, in the order Write
+// saves them: latency CDFs, sweep curves, throughput against latency, GPU
+// regions.
+func Figures(r *compare.Report, o Options) ([]Figure, error) {
+	slo, err := parseSLO(o.SLO)
+	if err != nil {
+		return nil, err
 	}
-	if pts[len(pts)-1].Y != 1 {
-		pts = append(pts, plotter.XY{X: sorted[n-1], Y: 1})
-	}
-	return pts
-}
-
-func cdf(s compare.LatencySample) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = "CDF of " + s.Name + " (pooled requests)"
-	p.X.Label.Text = strings.TrimSuffix(s.Name, "_ms") + " (ms)"
-	p.Y.Label.Text = "fraction of requests"
-	p.Add(plotter.NewGrid())
-	for _, side := range []struct {
-		name string
-		v    []float64
-		c    color.Color
-	}{{"A", s.A, colorA}, {"B", s.B, colorB}} {
-		if len(side.v) == 0 {
+	var figs []Figure
+	for _, s := range r.Latency {
+		if len(s.A)+len(s.B) == 0 {
 			continue
 		}
-		l, err := plotter.NewLine(ecdf(side.v))
+		f, err := cdf(s)
 		if err != nil {
 			return nil, err
 		}
-		l.Color = side.c
-		l.Width = vg.Points(1.5)
-		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s (n=%d)", side.name, len(side.v)), l)
+		figs = append(figs, f)
 	}
-	// A CDF rises to the right: the bottom right corner stays free.
-	p.Legend.Top, p.Legend.Left = false, false
-	p.Legend.XOffs = vg.Points(-8)
-	p.Legend.YOffs = vg.Points(8)
-	return p, nil
-}
-
-func sweep(curves []compare.SweepCurve, ylabel string, get func(compare.SweepPoint) float64) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = ylabel + " vs offered load"
-	p.X.Label.Text = "offered " + curves[0].Kind
-	p.Y.Label.Text = ylabel
-	p.Add(plotter.NewGrid())
-	for i, c := range curves {
-		pts := make(plotter.XYs, len(c.Points))
-		for k, pt := range c.Points {
-			pts[k] = plotter.XY{X: pt.Offered, Y: get(pt)}
-		}
-		l, sc, err := plotter.NewLinePoints(pts)
+	if len(r.Sweeps) > 0 {
+		fs, err := sweeps(r.Sweeps)
 		if err != nil {
 			return nil, err
 		}
-		col := colorA
-		if c.Side == "b" {
-			col = colorB
+		figs = append(figs, fs...)
+		f, err := throughputLatency(r.Sweeps, slo)
+		if err != nil {
+			return nil, err
 		}
-		l.Color, sc.Color = col, col
-		if i >= 2 {
-			l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-		}
-		p.Add(l, sc)
-		p.Legend.Add(strings.ToUpper(c.Side)+" "+filepath.Base(c.Path), l, sc)
+		figs = append(figs, f)
 	}
-	p.Legend.Top = true
-	return p, nil
+	if r.GPU != nil {
+		f, ok, err := regions(r.GPU)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			figs = append(figs, f)
+		}
+	}
+	return figs, nil
 }
 
-func regions(g *compare.GPUTime) (*plot.Plot, error) {
-	type bar struct {
-		label string
-		busy  map[string]float64
+// save writes the figure in format ext ("png" or "svg") to path.
+func (f Figure) save(path, ext string) error {
+	c, err := draw.NewFormattedCanvas(f.W, f.H, ext)
+	if err != nil {
+		return err
 	}
-	var bars []bar
-	for _, sd := range []struct {
-		name string
-		s    *compare.SideGPU
-	}{{"A", g.A}, {"B", g.B}} {
-		if sd.s == nil {
-			continue
-		}
-		for _, rk := range sd.s.Ranks {
-			b := bar{label: sd.name + " " + rk.Rank, busy: map[string]float64{}}
-			for _, rg := range rk.Regions {
-				b.busy[rg.Region] = float64(rg.BusyNs) / 1e6
+	f.Draw(draw.New(c))
+	return atomicfile.WriteFunc(path, func(w io.Writer) error {
+		_, err := c.WriteTo(w)
+		return err
+	})
+}
+
+// Draw draws the panels and the legend strip on dc.
+func (f Figure) Draw(dc draw.Canvas) {
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	labels := blankLogLabels(f.Panels)
+	defer restoreLabels(labels)
+	strip, cs := f.layout(dc)
+	if strip.Size().X > 0 {
+		f.Legend.Draw(strip)
+	}
+	for i, row := range f.Panels {
+		for k, p := range row {
+			if p != nil {
+				p.Draw(cs[i][k])
+				labels[i][k].draw(cs[i][k])
 			}
-			bars = append(bars, b)
 		}
 	}
-	if len(bars) == 0 {
-		return nil, nil
-	}
-	p := plot.New()
-	p.Title.Text = "GPU busy time by region per rank"
-	p.Y.Label.Text = "busy (ms)"
-	p.Add(plotter.NewGrid())
-	names := make([]string, len(bars))
-	for i, b := range bars {
-		names[i] = b.label
-	}
-	var below *plotter.BarChart
-	for i, rg := range []string{"attention", "ffn", "communication", "io", "other"} {
-		vals := make(plotter.Values, len(bars))
-		for k, b := range bars {
-			vals[k] = b.busy[rg]
+}
+
+// logLabel is the label of a panel's log axes, drawn by the figure:
+// gonum/plot reserves room for a centred axis label at the arithmetic
+// middle of the axis range, which on a log axis lies near its end, and so
+// shrinks the data area. The axis keeps a blank label of the same height.
+type logLabel struct {
+	p      *plot.Plot
+	x, y   string // "" where the axis is linear
+	xs, ys string // the labels before blanking
+}
+
+func blankLogLabels(panels [][]*plot.Plot) [][]logLabel {
+	out := make([][]logLabel, len(panels))
+	for i, row := range panels {
+		out[i] = make([]logLabel, len(row))
+		for k, p := range row {
+			if p == nil {
+				continue
+			}
+			l := logLabel{p: p, xs: p.X.Label.Text, ys: p.Y.Label.Text}
+			if _, ok := p.X.Scale.(plot.LogScale); ok && l.xs != "" {
+				l.x, p.X.Label.Text = l.xs, " "
+			}
+			if _, ok := p.Y.Scale.(plot.LogScale); ok && l.ys != "" {
+				l.y, p.Y.Label.Text = l.ys, " "
+			}
+			out[i][k] = l
 		}
-		bc, err := plotter.NewBarChart(vals, vg.Points(28))
-		if err != nil {
-			return nil, err
-		}
-		bc.Color = regionColors[i]
-		bc.LineStyle.Width = 0
-		if below != nil {
-			bc.StackOn(below)
-		}
-		below = bc
-		p.Add(bc)
-		p.Legend.Add(rg, bc)
 	}
-	p.NominalX(names...)
-	p.X.Tick.Label.Rotation = math.Pi / 10
-	p.X.Tick.Label.XAlign = draw.XRight
-	// Half a slot of room on each side so that no bar is cut at the edge.
-	p.X.Min, p.X.Max = -0.6, float64(len(bars))-0.4
-	// Head room above the tallest bar for the legend, on the left, clear of
-	// the first bars' tops.
-	p.Y.Min = 0
-	p.Y.Max *= 1.6
-	p.Y.Tick.Marker = plot.DefaultTicks{}
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Legend.XOffs = vg.Points(40)
-	return p, nil
+	return out
+}
+
+func restoreLabels(ls [][]logLabel) {
+	for _, row := range ls {
+		for _, l := range row {
+			if l.p != nil {
+				l.p.X.Label.Text, l.p.Y.Label.Text = l.xs, l.ys
+			}
+		}
+	}
+}
+
+// draw draws the blanked labels centred under and beside the data area
+// of the panel drawn on c.
+func (l logLabel) draw(c draw.Canvas) {
+	if l.p == nil || l.x == "" && l.y == "" {
+		return
+	}
+	data := l.p.DataCanvas(c)
+	if l.x != "" {
+		sty := l.p.X.Label.TextStyle
+		c.FillText(sty, vg.Point{X: data.Center().X, Y: c.Min.Y + sty.FontExtents().Descent}, l.x)
+	}
+	if l.y != "" {
+		sty := l.p.Y.Label.TextStyle
+		x := c.Min.X + sty.Height(l.y) - sty.FontExtents().Descent
+		sty.Rotation += math.Pi / 2
+		c.FillText(sty, vg.Point{X: x, Y: data.Center().Y}, l.y)
+	}
+}
+
+// layout places the legend strip (of width 0 when the legend is empty) at
+// the right of dc and the panels left of it. It sets the legend's style.
+func (f *Figure) layout(dc draw.Canvas) (strip draw.Canvas, panels [][]draw.Canvas) {
+	pad := vg.Points(8)
+	f.Legend.TextStyle.Font.Size = vg.Points(10)
+	f.Legend.Top, f.Legend.Left = true, true
+	f.Legend.Padding = vg.Points(3)
+	area := draw.Crop(dc, pad, -pad, pad, -pad)
+	lw := legendWidth(&f.Legend, area)
+	strip = draw.Crop(area, area.Size().X-lw, 0, 0, -vg.Points(28))
+	if lw > 0 {
+		area = draw.Crop(area, 0, -lw-2*pad, 0, 0)
+	}
+	rows, cols := len(f.Panels), len(f.Panels[0])
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(16), PadY: vg.Points(16)}
+	return strip, plot.Align(f.Panels, tiles, area)
+}
+
+// legendWidth is the width the legend needs, 0 when it has no entries.
+func legendWidth(l *plot.Legend, c draw.Canvas) vg.Length {
+	r := l.Rectangle(c)
+	return r.Max.X - r.Min.X
+}
+
+// single wraps one plot as a figure of the given size.
+func single(name string, p *plot.Plot, l plot.Legend, w, h vg.Length) Figure {
+	return Figure{Name: name, Panels: [][]*plot.Plot{{p}}, Legend: l, W: w, H: h}
 }

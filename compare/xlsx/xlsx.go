@@ -1,54 +1,92 @@
 // Package xlsx writes a compare.Report as a review workbook: one sheet per
 // part of the report (Summary, Latency, Throughput, Sweep, Regions, Shapes,
 // Unmapped, Contract, Requests), raw numbers with real number formats and
-// units in the headers, frozen header rows, and native Excel charts
-// (latency percentiles A vs B, throughput against offered load, stacked
-// region bars per rank). GPU times are written in milliseconds.
+// units in the headers, frozen header rows, columns as wide as their
+// longest cell (capped, longer text wraps), and native charts: latency
+// percentiles A vs B in two charts by scale (TTFT and E2E; TPOT and ITL),
+// output throughput against offered load, output throughput against TPOT
+// and TTFT across the sweep, and stacked region bars per rank.
+//
+// GPU times are written in milliseconds, shares as fractions with a
+// percentage format, p-values in scientific format (a p-value of 1e-12
+// reads 1.00E-12, never 0.000). Chart series refer to their cells with
+// quoted sheet names ('Sweep'!$D$2:$D$5) and plot numeric cells only.
 package xlsx
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/xuri/excelize/v2"
 
 	"github.com/servecmp/servecmp/compare"
+	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/present"
 )
 
 // Sheets lists the workbook's sheets in order.
 var Sheets = []string{"Summary", "Latency", "Throughput", "Sweep", "Regions", "Shapes", "Unmapped", "Contract", "Requests"}
 
-type book struct {
-	f                          *excelize.File
-	head, num, num3, pct, intS int
+// Options tunes the workbook.
+type Options struct {
+	// SLO maps a latency objective to its threshold in ms, with the keys
+	// of plots.Options.SLO ("ttft_ms", "ttft_ms_p50", "ttft_ms_p99",
+	// "tpot_ms", "tpot_ms_p50"). The Sweep sheet lists each, and the
+	// throughput–latency chart whose x axis it bounds (TPOT p50, TTFT p99)
+	// draws it as a vertical line.
+	SLO map[string]float64
 }
 
-// WriteFile writes the workbook to path.
+type book struct {
+	f                                          *excelize.File
+	head, num, num3, pct, intS, sci, wrap, top int
+	slo                                        []slo
+	// charts are added last, once the column widths are final: a chart
+	// is anchored to cells, so that wider columns would stretch it.
+	charts []pendingChart
+}
+
+// pendingChart is a chart to add to a sheet at a cell.
+type pendingChart struct {
+	sheet, cell string
+	chart       *excelize.Chart
+}
+
+// WriteFile writes the workbook to path (mode 0644, atomically).
 func WriteFile(path string, r *compare.Report) error {
-	f, err := Build(r)
+	return WriteFileWith(path, r, Options{})
+}
+
+// WriteFileWith is WriteFile with options.
+func WriteFileWith(path string, r *compare.Report, o Options) error {
+	f, err := BuildWith(r, o)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return f.SaveAs(path)
+	return atomicfile.WriteFunc(path, func(w io.Writer) error {
+		_, err := f.WriteTo(w)
+		return err
+	})
 }
 
 // Build returns the workbook for r.
 func Build(r *compare.Report) (*excelize.File, error) {
-	f := excelize.NewFile()
-	b := &book{f: f}
-	var err error
-	if b.head, err = f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"DDEBF7"}}}); err != nil {
+	return BuildWith(r, Options{})
+}
+
+// BuildWith is Build with options.
+func BuildWith(r *compare.Report, o Options) (*excelize.File, error) {
+	slo, err := parseSLO(o.SLO)
+	if err != nil {
 		return nil, err
 	}
-	fmt2 := "0.00"
-	fmt3 := "0.000"
-	fmtP := "0.0%"
-	b.num, _ = f.NewStyle(&excelize.Style{CustomNumFmt: &fmt2})
-	b.num3, _ = f.NewStyle(&excelize.Style{CustomNumFmt: &fmt3})
-	b.pct, _ = f.NewStyle(&excelize.Style{CustomNumFmt: &fmtP})
-	b.intS, _ = f.NewStyle(&excelize.Style{NumFmt: 3}) // #,##0
+	f := excelize.NewFile()
+	b := &book{f: f, slo: slo}
+	if err := b.styles(); err != nil {
+		return nil, err
+	}
 	for i, s := range Sheets {
 		if i == 0 {
 			if err := f.SetSheetName("Sheet1", s); err != nil {
@@ -65,8 +103,82 @@ func Build(r *compare.Report) (*excelize.File, error) {
 			return nil, err
 		}
 	}
+	for _, s := range Sheets {
+		if err := b.fitColumns(s); err != nil {
+			return nil, err
+		}
+		if err := b.pageSetup(s); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range b.charts {
+		if err := f.AddChart(c.sheet, c.cell, c.chart); err != nil {
+			return nil, fmt.Errorf("chart %q on sheet %s: %w", chartTitle(c.chart), c.sheet, err)
+		}
+	}
 	f.SetActiveSheet(0)
 	return f, nil
+}
+
+// Number formats of the cells, by what they hold.
+const (
+	fmtNum2   = "0.00"
+	fmtNum3   = "0.000"
+	fmtPct    = "0.0%"
+	fmtPValue = "0.00E+00"
+)
+
+func (b *book) styles() error {
+	f := b.f
+	var err error
+	if b.head, err = f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"DDEBF7"}}}); err != nil {
+		return err
+	}
+	for _, st := range []struct {
+		dst *int
+		s   excelize.Style
+	}{
+		{&b.num, excelize.Style{CustomNumFmt: ptr(fmtNum2)}},
+		{&b.num3, excelize.Style{CustomNumFmt: ptr(fmtNum3)}},
+		{&b.pct, excelize.Style{CustomNumFmt: ptr(fmtPct)}},
+		{&b.sci, excelize.Style{CustomNumFmt: ptr(fmtPValue)}},
+		{&b.intS, excelize.Style{NumFmt: 3}}, // #,##0
+		{&b.wrap, excelize.Style{Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
+		{&b.top, excelize.Style{Alignment: &excelize.Alignment{Vertical: "top"}}},
+	} {
+		if *st.dst, err = f.NewStyle(&st.s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// chartTitle returns the plain text of a chart's title.
+func chartTitle(c *excelize.Chart) string {
+	var t string
+	for _, r := range c.Title.Paragraph {
+		t += r.Text
+	}
+	return t
+}
+
+// ref returns an absolute reference to a cell range of sheet, the sheet
+// name quoted so that names with spaces or punctuation stay valid:
+// 'Sweep'!$D$2:$D$5.
+func ref(sheet string, col1, row1, col2, row2 int) string {
+	q := "'" + strings.ReplaceAll(sheet, "'", "''") + "'!"
+	a := fmt.Sprintf("$%s$%d", colName(col1), row1)
+	if col1 == col2 && row1 == row2 {
+		return q + a
+	}
+	return q + a + fmt.Sprintf(":$%s$%d", colName(col2), row2)
+}
+
+// title is a chart or axis title.
+func title(s string) excelize.ChartTitle {
+	return excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: s}}}
 }
 
 func cell(col, row int) string {
@@ -90,9 +202,6 @@ func (b *book) header(sheet string, cols ...string) error {
 	}
 	if err := b.f.SetCellStyle(sheet, "A1", cell(len(cols), 1), b.head); err != nil {
 		return err
-	}
-	for i, c := range cols {
-		b.f.SetColWidth(sheet, colName(i+1), colName(i+1), float64(min(max(len(c)+2, 10), 48)))
 	}
 	return b.f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
 }
@@ -167,8 +276,6 @@ func (b *book) summary(r *compare.Report) error {
 			n++
 		}
 	}
-	b.f.SetColWidth(s, "A", "A", 28)
-	b.f.SetColWidth(s, "B", "D", 60)
 	return nil
 }
 
@@ -192,35 +299,84 @@ func (b *book) metrics(sheet string, ms []compare.Metric) (int, error) {
 		b.style(sheet, c, 2, last, b.num3)
 	}
 	b.style(sheet, 5, 2, last, b.pct)
-	b.style(sheet, 7, 2, last, b.num3)
+	b.style(sheet, 7, 2, last, b.sci)
 	b.style(sheet, 11, 2, last, b.intS)
 	b.style(sheet, 12, 2, last, b.intS)
-	b.f.SetColWidth(sheet, "O", "O", 60)
 	return last, nil
+}
+
+// latencyGroups orders the Latency rows by scale, so that each chart reads
+// one contiguous block: first token and end to end (hundreds of ms), then
+// per token (a few ms). Rows of other kinds follow, uncharted.
+var latencyGroups = []struct {
+	title string
+	kinds []string
+}{
+	{"TTFT and E2E latency, A vs B (ms)", []string{"ttft_ms", "e2e_ms"}},
+	{"TPOT and ITL, A vs B (ms)", []string{"tpot_ms", "itl_ms", "itl_per_token_ms"}},
+}
+
+// latencyRows returns the latency metrics of r grouped as latencyGroups,
+// and the number of rows in each group.
+func latencyRows(r *compare.Report) ([]compare.Metric, []int) {
+	var out []compare.Metric
+	counts := make([]int, len(latencyGroups))
+	used := map[int]bool{}
+	for g, grp := range latencyGroups {
+		for _, kind := range grp.kinds {
+			for i, m := range r.Metrics {
+				if k, _, _ := strings.Cut(m.Name, "."); m.Unit == "ms" && k == kind {
+					out = append(out, m)
+					counts[g]++
+					used[i] = true
+				}
+			}
+		}
+	}
+	for i, m := range r.Metrics {
+		if m.Unit == "ms" && !used[i] {
+			out = append(out, m)
+		}
+	}
+	return out, counts
 }
 
 func (b *book) latency(r *compare.Report) error {
 	const s = "Latency"
-	var ms []compare.Metric
-	for _, m := range r.Metrics {
-		if m.Unit == "ms" {
-			ms = append(ms, m)
-		}
-	}
-	last, err := b.metrics(s, ms)
-	if err != nil || last < 2 {
+	ms, counts := latencyRows(r)
+	if _, err := b.metrics(s, ms); err != nil {
 		return err
 	}
-	return b.f.AddChart(s, "Q2", &excelize.Chart{
-		Type: excelize.Col,
-		Series: []excelize.ChartSeries{
-			{Name: s + "!$C$1", Categories: fmt.Sprintf("%s!$A$2:$A$%d", s, last), Values: fmt.Sprintf("%s!$C$2:$C$%d", s, last)},
-			{Name: s + "!$D$1", Categories: fmt.Sprintf("%s!$A$2:$A$%d", s, last), Values: fmt.Sprintf("%s!$D$2:$D$%d", s, last)},
-		},
-		Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Latency percentiles, A vs B (ms)"}}},
-		Legend:    excelize.ChartLegend{Position: "bottom"},
-		Dimension: excelize.ChartDimension{Width: 900, Height: 420},
-	})
+	first, at := 2, 2
+	for g, n := range counts {
+		if n == 0 {
+			continue
+		}
+		last := first + n - 1
+		var series []excelize.ChartSeries
+		for i, col := range []int{3, 4} {
+			series = append(series, excelize.ChartSeries{
+				Name: ref(s, col, 1, col, 1), Categories: ref(s, 1, first, 1, last), Values: ref(s, col, first, col, last),
+				Fill: solid(sideColors[i]),
+			})
+		}
+		b.charts = append(b.charts, pendingChart{s, cell(17, at), &excelize.Chart{
+			Type: excelize.Col, Series: series, Title: title(latencyGroups[g].title),
+			YAxis:     excelize.ChartAxis{Title: title("ms"), MajorGridLines: true, Minimum: ptr(0.0)},
+			Legend:    excelize.ChartLegend{Position: "bottom"},
+			Dimension: excelize.ChartDimension{Width: 900, Height: 400},
+		}})
+		first, at = last+1, at+22
+	}
+	return nil
+}
+
+// sideColors are A's and B's colours, as in the plots.
+var sideColors = []string{"1F77B4", "D62728"}
+
+// solid is a solid fill of an RRGGBB colour.
+func solid(rgb string) excelize.Fill {
+	return excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{rgb}}
 }
 
 func (b *book) throughput(r *compare.Report) error {
@@ -254,48 +410,6 @@ func (b *book) throughput(r *compare.Report) error {
 		}
 	}
 	return nil
-}
-
-func (b *book) sweep(r *compare.Report) error {
-	const s = "Sweep"
-	if err := b.header(s, "side", "file", "kind", "offered", "request throughput (req/s)", "output throughput (tok/s)",
-		"TTFT p50 (ms)", "TTFT p99 (ms)", "TPOT p50 (ms)", "E2E p50 (ms)", "E2E p99 (ms)", "saturation at"); err != nil {
-		return err
-	}
-	n := 2
-	var series []excelize.ChartSeries
-	for _, c := range r.Sweeps {
-		first := n
-		for _, p := range c.Points {
-			b.row(s, n, strings.ToUpper(c.Side), c.Path, c.Kind, p.Offered, p.RequestThroughput, p.OutputThroughput,
-				p.TTFTP50, p.TTFTP99, p.TPOTP50, p.E2EP50, p.E2EP99, c.SaturationAt)
-			n++
-		}
-		if n > first {
-			series = append(series, excelize.ChartSeries{
-				Name:       fmt.Sprintf("%s!$A$%d", s, first),
-				Categories: fmt.Sprintf("%s!$D$%d:$D$%d", s, first, n-1),
-				Values:     fmt.Sprintf("%s!$F$%d:$F$%d", s, first, n-1),
-				Marker:     excelize.ChartMarker{Symbol: "circle", Size: 6},
-			})
-		}
-	}
-	for c := 4; c <= 11; c++ {
-		b.style(s, c, 2, n-1, b.num)
-	}
-	if len(series) == 0 {
-		b.row(s, 2, "no sweep results given (benchmark --sweep-concurrency / --sweep-rate)")
-		return nil
-	}
-	return b.f.AddChart(s, "N2", &excelize.Chart{
-		Type:      excelize.Scatter,
-		Series:    series,
-		Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Output throughput vs offered load"}}},
-		XAxis:     excelize.ChartAxis{Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "offered concurrency or rate"}}}},
-		YAxis:     excelize.ChartAxis{Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "output tokens/s"}}}, MajorGridLines: true},
-		Legend:    excelize.ChartLegend{Position: "bottom"},
-		Dimension: excelize.ChartDimension{Width: 720, Height: 400},
-	})
 }
 
 var regionOrder = []string{"attention", "ffn", "communication", "io", "other"}
@@ -383,20 +497,21 @@ func (b *book) regions(r *compare.Report) error {
 	}
 	var series []excelize.ChartSeries
 	for i := range regionOrder {
-		col := colName(4 + i)
 		series = append(series, excelize.ChartSeries{
-			Name:       fmt.Sprintf("%s!$%s$1", s, col),
-			Categories: fmt.Sprintf("%s!$A$2:$B$%d", s, last),
-			Values:     fmt.Sprintf("%s!$%s$2:$%s$%d", s, col, col, last),
+			Name:       ref(s, 4+i, 1, 4+i, 1),
+			Categories: ref(s, 1, 2, 2, last),
+			Values:     ref(s, 4+i, 2, 4+i, last),
 		})
 	}
-	return b.f.AddChart(s, cell(1, last+3), &excelize.Chart{
+	b.charts = append(b.charts, pendingChart{s, cell(1, last+3), &excelize.Chart{
 		Type:      excelize.ColStacked,
 		Series:    series,
-		Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "GPU busy time by region per rank (ms)"}}},
+		Title:     title("GPU busy time by region per rank (ms)"),
+		YAxis:     excelize.ChartAxis{Title: title("ms"), MajorGridLines: true, Minimum: ptr(0.0)},
 		Legend:    excelize.ChartLegend{Position: "bottom"},
 		Dimension: excelize.ChartDimension{Width: 820, Height: 420},
-	})
+	}})
+	return nil
 }
 
 func (b *book) shapes(r *compare.Report) error {
@@ -453,7 +568,6 @@ func (b *book) unmapped(r *compare.Report) error {
 	b.style(s, 4, 2, n-1, b.intS)
 	b.style(s, 5, 2, n-1, b.num3)
 	b.style(s, 6, 2, n-1, b.pct)
-	b.f.SetColWidth(s, "C", "C", 80)
 	return nil
 }
 
@@ -469,7 +583,6 @@ func (b *book) contract(r *compare.Report) error {
 	}
 	b.row(s, n, "workload sha256", r.Workload.SHA256A, r.Workload.SHA256B, r.Workload.SHA256A != r.Workload.SHA256B)
 	b.row(s, n+1, "load", r.Workload.LoadA, r.Workload.LoadB, r.Workload.LoadA != r.Workload.LoadB)
-	b.f.SetColWidth(s, "B", "C", 60)
 	return nil
 }
 

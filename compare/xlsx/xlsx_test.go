@@ -58,7 +58,7 @@ func TestWorkbookReadBack(t *testing.T) {
 			t.Errorf("sheet %s: header row not frozen (%+v, %v)", s, p, err)
 		}
 	}
-	// Native charts: latency, sweep and stacked regions.
+	// Native charts: latency by scale (2), sweep (3) and stacked regions.
 	z, err := zip.OpenReader(path)
 	if err != nil {
 		t.Fatal(err)
@@ -70,8 +70,8 @@ func TestWorkbookReadBack(t *testing.T) {
 			charts++
 		}
 	}
-	if charts != 3 {
-		t.Errorf("%d charts, want 3", charts)
+	if charts != 6 {
+		t.Errorf("%d charts, want 6", charts)
 	}
 }
 
