@@ -33,6 +33,10 @@ type Result struct {
 	// that could not finish); the figures cover what completed.
 	Incomplete bool     `json:"incomplete"`
 	Warnings   []string `json:"warnings"`
+	// StartedAt is the wall-clock instant (UTC) the run began, warmup
+	// included; compare orders the runs of A and B by it (interleaved or
+	// blocked). Absent (zero) in results written before it existed.
+	StartedAt time.Time `json:"started_at,omitzero"`
 
 	// StepStarts holds each measured step's t=0 instant (not encoded), so
 	// that a caller can place the run on another clock (server metrics).

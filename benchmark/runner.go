@@ -180,6 +180,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Schema:   Schema,
 		Workload: WorkloadInfo{Path: cfg.Workload.Path, SHA256: cfg.Workload.SHA256, Count: len(reqs)},
 	}
+	res.StartedAt = time.Now().UTC()
 	hasOffsets := slices.ContainsFunc(reqs, func(r workload.Request) bool { return r.ArrivalOffsetS != nil })
 	if hasOffsets && load.Mode == ModeConcurrency {
 		warn.add("closed-loop run: the workload's arrival offsets are ignored")
