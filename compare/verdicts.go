@@ -52,10 +52,16 @@ func (r *Report) verdicts(runsA, runsB []Run, in Input) {
 	runsA, runsB, paired := r.design(runsA, runsB)
 	r.latency(runsA, runsB, in, paired)
 	r.throughput(runsA, runsB, in, paired)
-	r.Notes = append(r.Notes, fmt.Sprintf("verdict a/b needs a per-run test with p < alpha (%g), a confidence interval of B−A that excludes 0, and per-run values that "+
-		"barely overlap (at most 25%% of run pairs pointing the other way); mdd is the smallest difference, in %% of A, the runs could detect "+
-		"(power 0.8) given their run-to-run spread; without a difference the verdict is %q when mdd exceeds 10%% (runs_needed per side would "+
-		"detect the larger of the observed difference and 10%%), else ~", in.Alpha, NeedsMoreRuns))
+	for _, m := range r.Metrics {
+		if m.Method == "none" {
+			r.Notes = append(r.Notes, "a verdict needs at least two runs per side (the run is the unit of every test): repeat the runs")
+			break
+		}
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("verdict a/b needs a per-run test with p < alpha (%g), an interval of B−A that excludes 0 and per-run values "+
+		"that barely overlap (at most 25%% of run pairs the other way); mdd is the smallest difference (%% of A) the runs could detect with power 0.8; "+
+		"when no difference is found the verdict is %q if mdd exceeds 10%% (runs_needed per side would detect the larger of the observed "+
+		"difference and 10%%), else ~", in.Alpha, NeedsMoreRuns))
 }
 
 // design sets r.Design from the runs' start times and returns the runs,
@@ -225,11 +231,7 @@ func pick[T any](s []T, idx []int) []T {
 // latencyFromSummaries compares each latency statistic of the result
 // summaries, one value per run.
 func (r *Report) latencyFromSummaries(runsA, runsB []Run, in Input, paired bool) {
-	if len(runsA) >= 2 && len(runsB) >= 2 {
-		r.Notes = append(r.Notes, "no records given: latency rows compare per-run summary values; pass --records-a/--records-b for the per-request hierarchical bootstrap")
-	} else {
-		r.Notes = append(r.Notes, "a single run on a side: no latency verdict can be made; repeat the runs (runs_needed)")
-	}
+	r.Notes = append(r.Notes, "latency rows compare per-run summary values: records of both sides (--records-a/--records-b) give the per-request hierarchical bootstrap")
 	for ki, k := range latencyKinds {
 		has := func(res *benchmark.Result) bool { return k.dist(&res.Summary).Count > 0 }
 		for si, ls := range latencyStats {
@@ -246,7 +248,6 @@ func (r *Report) latencyFromSummaries(runsA, runsB []Run, in Input, paired bool)
 
 // throughput compares the per-run throughput figures.
 func (r *Report) throughput(runsA, runsB []Run, in Input, paired bool) {
-	single := false
 	for ti, t := range throughputMetrics {
 		ok := t.ok
 		if ok == nil {
@@ -256,12 +257,7 @@ func (r *Report) throughput(runsA, runsB []Run, in Input, paired bool) {
 		if len(va) == 0 || len(vb) == 0 {
 			continue
 		}
-		m := runMetric(t.name, t.unit, va, vb, t.lowerBetter, runOptions(in, paired, in.Seed+uint64(200+ti)))
-		single = single || m.Method == "none"
-		r.Metrics = append(r.Metrics, m)
-	}
-	if single {
-		r.Notes = append(r.Notes, "throughput verdicts need at least two runs per side (a test on per-run values); repeat the runs")
+		r.Metrics = append(r.Metrics, runMetric(t.name, t.unit, va, vb, t.lowerBetter, runOptions(in, paired, in.Seed+uint64(200+ti))))
 	}
 }
 
