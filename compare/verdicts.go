@@ -128,15 +128,16 @@ func (r *Report) latency(runsA, runsB []Run, in Input, paired bool) {
 	allB, notesB := pooled(filesB)
 	r.Notes = append(append(r.Notes, notesA...), notesB...)
 	perA, perB := perRunSamples(filesA), perRunSamples(filesB)
-	method := "Welch's t-test"
+	method := "Welch's t-test and a permutation test over runs"
 	if paired {
-		method = "a paired t-test on the per-pair differences"
+		method = "a paired t-test and a sign-flip test on the per-pair differences"
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("latency rows take the run as the unit (requests of one run share its state and are not independent): each run's "+
-		"statistic is one value, compared with %s and a permutation test over runs; ci_low/ci_high bound B−A by a hierarchical bootstrap "+
+		"statistic is one value, compared with %s; ci_low/ci_high bound B−A by a hierarchical bootstrap "+
 		"(%d resamples of the runs, then of the requests within each run)", method, in.Resamples),
 		"ITL rows (itl_ms, itl_per_token_ms) take each request's mean gap as its value, so that the request is the unit within a run: "+
-			"their a and b are statistics of those per-request means")
+			"their a and b are statistics of those per-request means (with one token per chunk, the TPOT rows' values); the gaps themselves "+
+			"are in the result summaries and the CDF plots")
 	st := make([]stats.Stat, len(latencyStats))
 	for i, ls := range latencyStats {
 		st[i] = ls.stat
