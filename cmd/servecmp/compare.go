@@ -29,13 +29,11 @@ report and profile analyses, and reports in two layers:
 
   1. overall serving metrics: workload, resource contract, every manifest
      difference, correctness status, and each metric for A and B with its
-     delta (B-A)/A and a verdict (a = A better, b = B better, ~ = no
-     difference, "needs more runs" = too few runs for their spread). The run
-     is the unit of every test: per-run values with Welch's t-test (a paired
-     t-test when A and B runs alternate), for latencies from records a
-     hierarchical bootstrap of runs and requests within runs. mdd is the
-     smallest difference the runs could detect, runs_needed how many per
-     side would; a verdict needs at least two runs per side.
+     delta (B-A)/A and a verdict (a = A better, b = B better, ~ = none,
+     "needs more runs"). The run is the unit of every test: Welch's (paired
+     when A and B alternate) t-test on per-run values, and for records a
+     hierarchical bootstrap; mdd is the smallest difference the runs could
+     detect, runs_needed the runs per side that would (two at least).
   2. where the GPU time went, per rank and region (diagnostic only).
 
 If the model, workload, load policy or resource contract differ and the
