@@ -130,9 +130,10 @@ func (r *runner) prepare(ctx context.Context) error {
 		return errors.New("no model given and the server lists no model at /v1/models")
 	}
 	r.res = &Result{
-		Schema:   Schema,
-		Manifest: r.manifest(),
-		Workload: WorkloadInfo{Path: cfg.Workload.Path, SHA256: cfg.Workload.SHA256, Count: len(r.reqs)},
+		Schema:    Schema,
+		Manifest:  r.manifest(),
+		Workload:  WorkloadInfo{Path: cfg.Workload.Path, SHA256: cfg.Workload.SHA256, Count: len(r.reqs)},
+		StartedAt: time.Now().UTC(),
 	}
 	r.prep = make([]prepared, len(r.reqs))
 	for i := range r.reqs {
