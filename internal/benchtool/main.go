@@ -1,5 +1,8 @@
+//go:build unix
+
 // Command benchtool runs servecmp's end-to-end speed and memory benchmarks
-// (make bench): analyze on a generated 1,000,000-kernel export against the
+// (make bench): analyze on generated 1,000,000-kernel exports (kernels
+// alone, and a serving capture with CUDA API and NVTX tables) against the
 // SQLite read floor, and the streaming client against serve-sim.
 package main
 
