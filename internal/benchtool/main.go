@@ -10,11 +10,20 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 )
 
 func main() {
 	only := flag.String("only", "", "run one benchmark: analyze or client")
+	write := flag.String("write", "", "internal: write the analyze export FILE=PATH and exit")
 	flag.Parse()
+	if file, path, ok := strings.Cut(*write, "="); ok {
+		if err := writeCase(file, path); err != nil {
+			fmt.Fprintf(os.Stderr, "benchtool: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	failed := false
 	for _, b := range []struct {
 		name string
