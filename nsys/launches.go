@@ -1,8 +1,10 @@
 package nsys
 
 import (
+	"context"
 	"database/sql/driver"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -33,50 +35,150 @@ func isLaunchAPI(name string) bool {
 	return false
 }
 
-// launchAPIIDs returns the Names id of each StringIds id that names a
-// launching API call.
-func (r *reader) launchAPIIDs() (map[int64]uint32, error) {
-	apiIDs := map[int64]uint32{}
+// launchAPI is a StringIds id that names a launching API call, with the
+// call's name less its version suffix.
+type launchAPI struct {
+	id   int64
+	name string
+}
+
+// launchAPIs returns the launching API calls named in StringIds, in table
+// order.
+func (r *reader) launchAPIs(ctx context.Context) ([]launchAPI, error) {
+	var out []launchAPI
 	if !r.s.has(tStrings, "id", "value") {
-		return apiIDs, nil
+		return nil, nil
 	}
-	err := rawScan(r.ctx, r.db.pool, "SELECT id, value FROM StringIds WHERE value GLOB 'cu*'", nil, 2, func(v []driver.Value) error {
+	err := rawScan(ctx, r.db.pool, "SELECT id, value FROM StringIds WHERE value GLOB 'cu*'", nil, 2, func(v []driver.Value) error {
 		id, _ := i64(v[0])
 		s, _ := text(v[1])
-		if n := apiName(s); isLaunchAPI(n) {
-			apiIDs[id] = r.c.Names.ID(n)
+		// the scan keeps the id in Launch.Name (uint32) until result
+		if n := apiName(s); isLaunchAPI(n) && id >= 0 && id <= math.MaxUint32 {
+			out = append(out, launchAPI{id, n})
 		}
 		return nil
 	})
-	return apiIDs, err
+	return out, err
 }
 
-// launchScan is the state of one process-filtered scan of the CUDA API
-// table.
-type launchScan struct {
-	apiIDs map[int64]uint32
-	pidIdx map[int64]uint16
+// launchReader reads the CUDA API table in the background while device
+// work is read: every process's launches, kept raw (Launch.Name holds the
+// StringIds id) until result, which filters them by process and interns
+// the names. It touches neither the capture nor its Names until then.
+type launchReader struct {
+	done   chan struct{}
+	err    error
+	apis   []launchAPI
+	all    []event.Launch // kept launches, compacted
+	keys   []uint16       // index into pids of each launch
+	pids   []int64
+	cancel context.CancelFunc
 }
 
-// readLaunches reads the launching CUDA API calls of the processes in
-// pids.
-func (r *reader) readLaunches(pids map[int64]bool) (map[int64][]event.Launch, error) {
-	apiIDs, err := r.launchAPIIDs()
-	if err != nil || len(apiIDs) == 0 {
-		return nil, err
+// startLaunches starts reading launches when opts and the schema ask for
+// them; it returns nil otherwise.
+func (r *reader) startLaunches() *launchReader {
+	if !r.opts.Launches || !r.s.has(tRuntime, "start", "end", "globalTid", "nameId") {
+		return nil
 	}
-	lo, hi, ok, err := rowidRange(r.ctx, r.db.pool, tRuntime)
+	nvtx := r.opts.Ranges && r.s.has(tNVTX, "start", "end", "eventType", "globalTid")
+	nodes := r.opts.GraphNodes && r.s.has(tGraphNodes, "start", "end", "globalTid", "graphNodeId")
+	if r.opts.LaunchesOnlyWithContext && !nvtx && !nodes {
+		return nil // no process can have context
+	}
+	ctx, cancel := context.WithCancel(r.ctx)
+	lr := &launchReader{done: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(lr.done)
+		lr.err = r.scanAllLaunches(ctx, lr)
+	}()
+	return lr
+}
+
+// stop abandons the scan and waits for it.
+func (lr *launchReader) stop() {
+	if lr != nil {
+		lr.cancel()
+		<-lr.done
+	}
+}
+
+// result waits for the scan and returns the launches of the processes in
+// pids, their names interned in r.c.Names.
+func (lr *launchReader) result(r *reader, pids map[int64]bool) (map[int64][]event.Launch, error) {
+	if lr == nil {
+		return nil, nil
+	}
+	<-lr.done
+	lr.cancel()
+	if lr.err != nil || len(pids) == 0 {
+		return nil, lr.err
+	}
+	names := make(map[int64]uint32, len(lr.apis))
+	for _, a := range lr.apis {
+		names[a.id] = r.c.Names.ID(a.name)
+	}
+	if len(lr.all) == 0 {
+		return nil, nil
+	}
+	// drop the processes not asked for, and set the names
+	keep := make([]bool, len(lr.pids))
+	var pidList []int64
+	remap := make([]uint16, len(lr.pids))
+	for i, p := range lr.pids {
+		if keep[i] = pids[p]; keep[i] {
+			remap[i] = uint16(len(pidList))
+			pidList = append(pidList, p)
+		}
+	}
+	all, keys := lr.all, lr.keys
+	n := 0
+	lastRaw, lastName := int64(-1), uint32(0)
+	for i := range all {
+		k := keys[i]
+		if !keep[k] {
+			continue
+		}
+		if raw := int64(all[i].Name); raw != lastRaw {
+			lastRaw, lastName = raw, names[raw]
+		}
+		all[n] = all[i]
+		all[n].Name = lastName
+		keys[n] = remap[k]
+		n++
+	}
+	if len(pidList) == 0 {
+		return nil, nil
+	}
+	return byProcess(all[:n], keys[:n], pidList), nil
+}
+
+// launchChunk is one rowid range of the CUDA API table and what its scan
+// kept.
+type launchChunk struct {
+	lo, hi int64
+	n      int           // rows kept
+	pidIdx map[int64]int // process → local index
+	pids   []int64       // local index → process
+}
+
+// scanAllLaunches reads every launch of every process into lr.
+func (r *reader) scanAllLaunches(ctx context.Context, lr *launchReader) error {
+	apis, err := r.launchAPIs(ctx)
+	if err != nil || len(apis) == 0 {
+		return err
+	}
+	lr.apis = apis
+	lo, hi, ok, err := rowidRange(ctx, r.db.pool, tRuntime)
 	if err != nil || !ok {
-		return nil, err
+		return err
 	}
 	if hi-lo+1 > maxRowSpan {
-		return nil, fmt.Errorf("implausible row ids %d..%d", lo, hi)
+		return fmt.Errorf("implausible row ids %d..%d", lo, hi)
 	}
-	ls := &launchScan{apiIDs: apiIDs, pidIdx: map[int64]uint16{}}
-	pidList := make([]int64, 0, len(pids))
-	for p := range pids {
-		ls.pidIdx[p] = uint16(len(pidList))
-		pidList = append(pidList, p)
+	isAPI := make(map[int64]bool, len(apis))
+	for _, a := range apis {
+		isAPI[a.id] = true
 	}
 	q := "SELECT start, end, globalTid, " + r.s.colOr(tRuntime, "correlationId", "0") + ", nameId FROM " + tRuntime +
 		" WHERE rowid BETWEEN ? AND ?"
@@ -84,65 +186,86 @@ func (r *reader) readLaunches(pids map[int64]bool) (map[int64][]event.Launch, er
 	all := make([]event.Launch, hi-lo+1)
 	adviseHuge(all)
 	keys := make([]uint16, hi-lo+1)
-	ns := make([]int, len(parts))
+	chunks := make([]*launchChunk, len(parts))
 	fns := make([]func() error, len(parts))
 	for i, p := range parts {
+		c := &launchChunk{lo: p[0], hi: p[1], pidIdx: map[int64]int{}}
+		chunks[i] = c
 		off := int(p[0] - lo)
-		fns[i] = func() (err error) {
-			ns[i], err = r.scanLaunches(ls, q, p, all[off:off+int(p[1]-p[0]+1)], keys[off:])
-			return err
-		}
+		fns[i] = func() error { return r.scanLaunches(ctx, c, q, isAPI, all[off:off+int(p[1]-p[0]+1)], keys[off:]) }
 	}
 	if err := runAll(fns); err != nil {
-		return nil, err
+		return err
 	}
-	dst := 0
-	for i, p := range parts {
-		off := int(p[0] - lo)
-		copy(all[dst:], all[off:off+ns[i]])
-		copy(keys[dst:], keys[off:off+ns[i]])
-		dst += ns[i]
-	}
-	return byProcess(all[:dst], keys[:dst], pidList), nil
+	return lr.merge(chunks, lo, all, keys)
 }
 
-// scanLaunches reads the launches of one rowid range p into out and the
-// process index of each into keys, and returns how many it kept.
-func (r *reader) scanLaunches(ls *launchScan, q string, p [2]int64, out []event.Launch, keys []uint16) (int, error) {
-	n := 0
-	lastPID, lastIdx := int64(-1), -1
-	lastNameID, lastName, lastOK := int64(-1), uint32(0), false
-	err := r.db.intScan(r.ctx, q, []int64{p[0], p[1]}, 5, func(vals []int64, nulls []uint32) error {
+// merge compacts the chunks' launches, in order, to the front of all and
+// maps their local process indexes to lr.pids.
+func (lr *launchReader) merge(chunks []*launchChunk, lo int64, all []event.Launch, keys []uint16) error {
+	global := map[int64]uint16{}
+	dst := 0
+	for _, c := range chunks {
+		kmap := make([]uint16, len(c.pids))
+		for i, p := range c.pids {
+			g, ok := global[p]
+			if !ok {
+				if len(lr.pids) >= 1<<16-1 {
+					return fmt.Errorf("more than %d processes", 1<<16-1)
+				}
+				g = uint16(len(lr.pids))
+				global[p] = g
+				lr.pids = append(lr.pids, p)
+			}
+			kmap[i] = g
+		}
+		off := int(c.lo - lo)
+		copy(all[dst:], all[off:off+c.n])
+		for i := range c.n {
+			keys[dst+i] = kmap[keys[off+i]]
+		}
+		dst += c.n
+	}
+	lr.all, lr.keys = all[:dst], keys[:dst]
+	return nil
+}
+
+// scanLaunches reads the launches of chunk c into out and the chunk-local
+// process index of each into keys. Launch.Name holds the raw StringIds id.
+func (r *reader) scanLaunches(ctx context.Context, c *launchChunk, q string, isAPI map[int64]bool, out []event.Launch, keys []uint16) error {
+	lastPID, lastIdx := int64(-1), 0
+	lastNameID, lastOK := int64(-1), false
+	return r.db.intScan(ctx, q, []int64{c.lo, c.hi}, 5, func(vals []int64, nulls []uint32) error {
 		for row := range nulls {
 			v := vals[row*5 : row*5+5 : row*5+5]
 			if nulls[row]&(1<<4) != 0 {
 				continue
 			}
 			if v[4] != lastNameID {
-				lastName, lastOK = ls.apiIDs[v[4]]
-				lastNameID = v[4]
+				lastNameID, lastOK = v[4], isAPI[v[4]]
 			}
-			if !lastOK {
+			if !lastOK || c.n >= len(out) {
 				continue
 			}
 			gtid := v[2]
 			if pid := (gtid >> 24) & 0xFFFFFF; pid != lastPID {
-				idx, ok := ls.pidIdx[pid]
-				lastPID, lastIdx = pid, int(idx)
+				idx, ok := c.pidIdx[pid]
 				if !ok {
-					lastIdx = -1
+					if len(c.pids) >= 1<<16-1 {
+						return fmt.Errorf("more than %d processes", 1<<16-1)
+					}
+					idx = len(c.pids)
+					c.pidIdx[pid] = idx
+					c.pids = append(c.pids, pid)
 				}
+				lastPID, lastIdx = pid, idx
 			}
-			if lastIdx < 0 || n >= len(out) {
-				continue
-			}
-			out[n] = event.Launch{Start: v[0], End: v[1], Correlation: uint64(v[3]), TID: gtid & 0xFFFFFF, Name: lastName}
-			keys[n] = uint16(lastIdx)
-			n++
+			out[c.n] = event.Launch{Start: v[0], End: v[1], Correlation: uint64(v[3]), TID: gtid & 0xFFFFFF, Name: uint32(v[4])}
+			keys[c.n] = uint16(lastIdx)
+			c.n++
 		}
 		return nil
 	})
-	return n, err
 }
 
 // byProcess splits launches by process (keys index pidList); processes

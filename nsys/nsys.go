@@ -130,7 +130,11 @@ func (r *reader) read() error {
 	if err := r.readMeta(); err != nil {
 		return err
 	}
+	// The CUDA API table is read while device work is: both are large,
+	// and the launches need the process filter only at the end.
+	lr := r.startLaunches()
 	if err := r.readWork(); err != nil {
+		lr.stop()
 		return err
 	}
 	if len(r.c.Ranks) == 0 {
@@ -138,6 +142,7 @@ func (r *reader) read() error {
 		if len(r.c.Warnings) > 0 {
 			rows = strings.Join(r.c.Warnings, "; ")
 		}
+		lr.stop()
 		return noWorkError{rows}
 	}
 	pids := map[int64]bool{}
@@ -150,11 +155,13 @@ func (r *reader) read() error {
 	var err error
 	if r.opts.Ranges && r.s.has(tNVTX, "start", "end", "eventType", "globalTid") {
 		if ranges, err = r.readNVTX(pids); err != nil {
+			lr.stop()
 			return fmt.Errorf("reading %s: %w", tNVTX, err)
 		}
 	}
 	if r.opts.GraphNodes && r.s.has(tGraphNodes, "start", "end", "globalTid", "graphNodeId") {
 		if nodes, err = r.readGraphNodes(pids); err != nil {
+			lr.stop()
 			return fmt.Errorf("reading %s: %w", tGraphNodes, err)
 		}
 	}
@@ -167,10 +174,8 @@ func (r *reader) read() error {
 			}
 		}
 	}
-	if r.opts.Launches && len(pids) > 0 && r.s.has(tRuntime, "start", "end", "globalTid", "nameId") {
-		if launches, err = r.readLaunches(pids); err != nil {
-			return fmt.Errorf("reading %s: %w", tRuntime, err)
-		}
+	if launches, err = lr.result(r, pids); err != nil {
+		return fmt.Errorf("reading %s: %w", tRuntime, err)
 	}
 	return r.finish(launches, ranges, nodes)
 }

@@ -85,7 +85,8 @@ import (
 // Available reports whether this build has the scanner.
 const Available = true
 
-// Scan opens file read-only and immutable, runs query (whose ncol
+// Scan opens file read-only and immutable (with a 256 KiB page cache: a
+// scan reads each page once), runs query (whose ncol
 // columns, at most 32, are all integers) with args bound to ?1, ?2..., and
 // calls fn with batches of rows: vals holds len(nulls) rows of ncol values
 // each; bit i of nulls[r] is set when column i of row r is NULL. vals and
@@ -107,6 +108,9 @@ func Scan(ctx context.Context, file, query string, args []int64, ncol int, fn fu
 		}
 		return fmt.Errorf("opening %s: %s", file, C.GoString(C.sqlite3_errstr(rc)))
 	}
+	if err := exec(db, "PRAGMA cache_size = -256"); err != nil {
+		return err
+	}
 	var st *C.sqlite3_stmt
 	if rc := C.fs_prepare(db, query, &st); rc != 0 {
 		return errors.New(C.GoString(C.sqlite3_errmsg(db)))
@@ -118,6 +122,24 @@ func Scan(ctx context.Context, file, query string, args []int64, ncol int, fn fu
 		}
 	}
 	return stepAll(ctx, db, st, ncol, fn)
+}
+
+// exec runs a statement that returns no rows of interest.
+func exec(db *C.sqlite3, q string) error {
+	var st *C.sqlite3_stmt
+	if rc := C.fs_prepare(db, q, &st); rc != 0 {
+		return errors.New(C.GoString(C.sqlite3_errmsg(db)))
+	}
+	defer C.sqlite3_finalize(st)
+	for {
+		switch rc := C.sqlite3_step(st); rc {
+		case C.FS_ROW:
+		case C.FS_DONE:
+			return nil
+		default:
+			return errors.New(C.GoString(C.sqlite3_errmsg(db)))
+		}
+	}
 }
 
 // stepAll copies the rows of st out batch by batch.
