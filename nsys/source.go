@@ -26,10 +26,6 @@ type Config struct {
 	MinChunk int64
 }
 
-// FastScan reports whether this build reads Config.File through the fast
-// scanner.
-func FastScan() bool { return fastscan.Available }
-
 // defaultMinChunk is the default Config.MinChunk.
 const defaultMinChunk = 1 << 17
 
