@@ -1,10 +1,12 @@
 package nsys
 
 import (
+	"cmp"
 	"context"
 	"database/sql/driver"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -268,20 +270,64 @@ func (r *reader) scanLaunches(ctx context.Context, c *launchChunk, q string, isA
 	})
 }
 
-// byProcess splits launches by process (keys index pidList); processes
-// without launches are left out.
+// byProcess splits launches by process (keys index pidList), each in
+// correlation order; processes without launches are left out.
 func byProcess(all []event.Launch, keys []uint16, pidList []int64) map[int64][]event.Launch {
 	out := map[int64][]event.Launch{}
 	if len(pidList) == 1 {
 		if len(all) > 0 {
+			sortByCorrelation(all)
 			out[pidList[0]] = all[:len(all):len(all)]
 		}
 		return out
 	}
 	for i, ls := range partition(all, keys, len(pidList)) {
 		if len(ls) > 0 {
+			sortByCorrelation(ls)
 			out[pidList[i]] = ls
 		}
 	}
 	return out
 }
+
+// sortByCorrelation puts launches in correlation order, stably. Exports
+// store API calls nearly in that order (per thread buffer), and their
+// correlation ids are dense, so a counting placement does it in linear
+// time; sparse ids fall back to a comparison sort.
+func sortByCorrelation(ls []event.Launch) {
+	if slices.IsSortedFunc(ls, cmpCorrelation) {
+		return
+	}
+	lo, hi := ls[0].Correlation, ls[0].Correlation
+	for i := range ls {
+		lo, hi = min(lo, ls[i].Correlation), max(hi, ls[i].Correlation)
+	}
+	if hi-lo >= 4*uint64(len(ls)) || uint64(len(ls)) >= math.MaxUint32 {
+		slices.SortStableFunc(ls, cmpCorrelation)
+		return
+	}
+	// dest[i] is where launch i goes: its correlation's first free slot
+	pos := make([]uint32, hi-lo+2)
+	for i := range ls {
+		pos[ls[i].Correlation-lo+1]++
+	}
+	for i := 1; i < len(pos); i++ {
+		pos[i] += pos[i-1]
+	}
+	dest := make([]uint32, len(ls))
+	for i := range ls {
+		c := ls[i].Correlation - lo
+		dest[i] = pos[c]
+		pos[c]++
+	}
+	// apply the permutation in place, cycle by cycle
+	for i := range ls {
+		for int(dest[i]) != i {
+			j := dest[i]
+			ls[i], ls[j] = ls[j], ls[i]
+			dest[i], dest[j] = dest[j], dest[i]
+		}
+	}
+}
+
+func cmpCorrelation(a, b event.Launch) int { return cmp.Compare(a.Correlation, b.Correlation) }

@@ -1,0 +1,48 @@
+package nsys
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/servecmp/servecmp/event"
+)
+
+func TestSortByCorrelation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	mk := func(corrs ...uint64) []event.Launch {
+		ls := make([]event.Launch, len(corrs))
+		for i, c := range corrs {
+			ls[i] = event.Launch{Correlation: c, Start: int64(i)} // Start = input position
+		}
+		return ls
+	}
+	shuffled := func(n int, step uint64) []event.Launch {
+		cs := make([]uint64, n)
+		for i := range cs {
+			cs[i] = 1000 + uint64(i)*step
+		}
+		rng.Shuffle(n, func(i, j int) { cs[i], cs[j] = cs[j], cs[i] })
+		return mk(cs...)
+	}
+	for _, tc := range []struct {
+		name string
+		ls   []event.Launch
+	}{
+		{"empty", nil},
+		{"sorted", mk(1, 2, 3, 5)},
+		{"two runs", mk(1, 3, 5, 7, 2, 4, 6)},
+		{"reversed", mk(9, 8, 7, 6, 5)},
+		{"duplicates keep input order", mk(4, 2, 4, 2, 3, 4)},
+		{"dense shuffled", shuffled(5000, 1)},
+		{"sparse shuffled (comparison sort)", shuffled(5000, 1<<40)},
+	} {
+		ls := slices.Clone(tc.ls)
+		sortByCorrelation(ls)
+		want := slices.Clone(tc.ls)
+		slices.SortStableFunc(want, cmpCorrelation)
+		if !slices.Equal(ls, want) {
+			t.Errorf("%s: got %v", tc.name, ls[:min(len(ls), 8)])
+		}
+	}
+}
