@@ -290,42 +290,32 @@ func byProcess(all []event.Launch, keys []uint16, pidList []int64) map[int64][]e
 	return out
 }
 
-// sortByCorrelation puts launches in correlation order, stably. Exports
-// store API calls nearly in that order (per thread buffer), and their
-// correlation ids are dense, so a counting placement does it in linear
-// time; sparse ids fall back to a comparison sort.
+// sortByCorrelation puts launches in correlation order. The common shape,
+// a long sorted run followed by a short rest (calls of one kind written
+// after the others), takes one backward merge with a buffer the size of
+// the rest; anything else takes a comparison sort.
 func sortByCorrelation(ls []event.Launch) {
-	if slices.IsSortedFunc(ls, cmpCorrelation) {
+	i := 1
+	for i < len(ls) && ls[i-1].Correlation <= ls[i].Correlation {
+		i++
+	}
+	if i >= len(ls) {
 		return
 	}
-	lo, hi := ls[0].Correlation, ls[0].Correlation
-	for i := range ls {
-		lo, hi = min(lo, ls[i].Correlation), max(hi, ls[i].Correlation)
-	}
-	if hi-lo >= 4*uint64(len(ls)) || uint64(len(ls)) >= math.MaxUint32 {
-		slices.SortStableFunc(ls, cmpCorrelation)
+	if len(ls)-i > len(ls)/8 {
+		slices.SortFunc(ls, cmpCorrelation)
 		return
 	}
-	// dest[i] is where launch i goes: its correlation's first free slot
-	pos := make([]uint32, hi-lo+2)
-	for i := range ls {
-		pos[ls[i].Correlation-lo+1]++
-	}
-	for i := 1; i < len(pos); i++ {
-		pos[i] += pos[i-1]
-	}
-	dest := make([]uint32, len(ls))
-	for i := range ls {
-		c := ls[i].Correlation - lo
-		dest[i] = pos[c]
-		pos[c]++
-	}
-	// apply the permutation in place, cycle by cycle
-	for i := range ls {
-		for int(dest[i]) != i {
-			j := dest[i]
-			ls[i], ls[j] = ls[j], ls[i]
-			dest[i], dest[j] = dest[j], dest[i]
+	rest := slices.Clone(ls[i:])
+	slices.SortStableFunc(rest, cmpCorrelation)
+	a, b := i-1, len(rest)-1
+	for k := len(ls) - 1; b >= 0; k-- {
+		if a >= 0 && ls[a].Correlation > rest[b].Correlation {
+			ls[k] = ls[a]
+			a--
+		} else {
+			ls[k] = rest[b]
+			b--
 		}
 	}
 }

@@ -14,7 +14,7 @@
 //   - a rank is one (process, deviceId) pair with device work; the
 //     launches, NVTX ranges and graph-node events of a process are shared
 //     (same slice) by all ranks of that process;
-//   - the launches of a process are in correlation order (stable);
+//   - the launches of a process are in correlation order;
 //   - process id = (globalPid >> 24) & 0xFFFFFF, thread id = globalTid &
 //     0xFFFFFF;
 //   - strings are resolved through StringIds once per distinct id.
