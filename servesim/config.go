@@ -84,6 +84,9 @@ type Config struct {
 	// Strict rejects request bodies with unknown fields (HTTP 400), as
 	// trtllm-serve does.
 	Strict bool
+	// ProfileDir, when set, serves the profiler endpoints of EngineName
+	// (see profiler.go) and writes the traces there.
+	ProfileDir string
 }
 
 // DefaultConfig is a small GPU-like engine: a 64-sequence batch, 8 ms
