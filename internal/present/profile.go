@@ -1,0 +1,43 @@
+package present
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/servecmp/servecmp/profile"
+)
+
+// WriteProfileText writes the profile block of a servecmp profile result
+// as text, after the benchmark summary. Times are seconds on the run's
+// clock.
+func WriteProfileText(w io.Writer, b *profile.Block) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "\nprofile\t%s profiler API\n", b.API)
+	if b.StopS > b.StartS {
+		fmt.Fprintf(tw, "window\t%.3f s .. %.3f s (%.3f s; start sent %.3f s, stop answered %s)\n",
+			b.StartS, b.StopS, b.DurationS(), b.Start.RequestedS, ackText(b.Stop.AcknowledgedS))
+		ww := b.WindowWork
+		fmt.Fprintf(tw, "window work\t%d requests, %d input tokens, %d output tokens\n", ww.Requests, ww.InputTokens, ww.OutputTokens)
+	} else {
+		fmt.Fprintf(tw, "window\tnone: the profiler did not run\n")
+	}
+	if b.TraceDir != "" {
+		fmt.Fprintf(tw, "traces\t%s: %d new file(s)\n", b.TraceDir, len(b.Files))
+		for _, f := range b.Files {
+			fmt.Fprintf(tw, "\t%s\n", f)
+		}
+	}
+	if b.Start.Answer != "" || b.Stop.Answer != "" {
+		fmt.Fprintf(tw, "answers\tstart %q, stop %q\n", strings.TrimSpace(b.Start.Answer), strings.TrimSpace(b.Stop.Answer))
+	}
+	return tw.Flush()
+}
+
+func ackText(t *float64) string {
+	if t == nil {
+		return "never"
+	}
+	return fmt.Sprintf("%.3f s", *t)
+}
