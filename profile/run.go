@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -122,7 +123,7 @@ func detect(ctx context.Context, cfg *benchmark.Config) (string, error) {
 	}
 	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	info, err := c.Detect(dctx, cfg.Engine)
+	info, err := c.Detect(dctx, cmp.Or(cfg.Engine, "auto"))
 	if err != nil {
 		return "", err
 	}
