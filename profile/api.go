@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -101,7 +102,7 @@ func post(ctx context.Context, hc *http.Client, base, apiKey, path string, body 
 	c.RequestedS = since()
 	resp, err := hc.Do(req)
 	if err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("POST %s: no answer within %s", path, timeout)
 		} else {
 			err = fmt.Errorf("POST %s: %v", path, err)

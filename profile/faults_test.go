@@ -112,3 +112,27 @@ func TestRefusesEngineWithoutProfiler(t *testing.T) {
 		t.Errorf("%d requests sent before the refusal", sent.Load())
 	}
 }
+
+// TestProfileSteps: SGLang's num_steps is sent, the engine stops by
+// itself, and the result says that window_work counts to the stop call.
+func TestProfileSteps(t *testing.T) {
+	traces := filepath.Join(t.TempDir(), "traces")
+	srv := simServer(t, "sglang", t.TempDir())
+	cfg := benchmark.Config{URL: srv.URL, Workload: simWorkload(400, 8, 16),
+		Load: benchmark.LoadPolicy{Mode: benchmark.ModeConcurrency, Concurrency: 4}}
+	res, err := profile.Run(context.Background(), cfg, profile.Options{After: 50 * time.Millisecond, For: 300 * time.Millisecond, Steps: 5, TraceDir: traces})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := res.Profile
+	if !strings.Contains(string(b.Start.Body), `"num_steps":5`) || b.Start.Answer != "Start profiling." || b.Steps != 5 {
+		t.Errorf("start %+v", b.Start)
+	}
+	if b.Stop == nil || b.Stop.Status != 400 || len(b.Files) != 1 {
+		t.Errorf("stop %+v, files %v: want the engine's refusal (it stopped itself) and one trace", b.Stop, b.Files)
+	}
+	all := strings.Join(res.Warnings, "\n")
+	if !strings.Contains(all, "--profile-steps 5") || strings.Contains(all, "profiler stop:") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+}

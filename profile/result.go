@@ -21,8 +21,8 @@ type Result struct {
 type Block struct {
 	API   string `json:"api"` // APIVLLM or APISGLang
 	Start Call   `json:"start"`
-	// Stop is the zero Call when no stop call was sent (the start failed).
-	Stop Call `json:"stop"`
+	// Stop is nil (null) when no stop call was sent (the start failed).
+	Stop *Call `json:"stop"`
 	// StartS and StopS bound the window: start acknowledged and stop
 	// requested, seconds on the run's clock. Both are 0 when the start
 	// failed.

@@ -44,20 +44,13 @@ func (o *Options) defaults() error {
 	if o.After < 0 || o.For < 0 || o.Steps < 0 || o.StopTimeout < 0 {
 		return errors.New("--profile-after, --profile-for, --profile-steps and --profile-stop-timeout must not be negative")
 	}
-	o.After = cmpOr(o.After, DefaultSettle)
-	o.For = cmpOr(o.For, DefaultFor)
-	o.StopTimeout = cmpOr(o.StopTimeout, DefaultStopTimeout)
+	o.After = cmp.Or(o.After, DefaultSettle)
+	o.For = cmp.Or(o.For, DefaultFor)
+	o.StopTimeout = cmp.Or(o.StopTimeout, DefaultStopTimeout)
 	if o.HTTP == nil {
 		o.HTTP = &http.Client{}
 	}
 	return nil
-}
-
-func cmpOr(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return d
 }
 
 // Run checks that the engine has a profiler API (before any request),
@@ -162,8 +155,10 @@ func (w *window) run(ctx context.Context, t0 time.Time) {
 	// The stop is sent even after an interrupt: the engine must not be
 	// left profiling.
 	c, err = post(context.WithoutCancel(ctx), w.o.HTTP, w.base, w.key, "/stop_profile", nil, w.o.StopTimeout, since)
-	w.blk.Stop, w.blk.StopS = c, c.RequestedS
-	if err != nil {
+	w.blk.Stop, w.blk.StopS = &c, c.RequestedS
+	// With --profile-steps the engine may have stopped by itself: its
+	// answer to the stop is then an error that needs no warning.
+	if err != nil && (w.o.Steps == 0 || c.AcknowledgedS == nil) {
 		w.warn = append(w.warn, fmt.Sprintf("profiler stop: %v: the trace may be incomplete or still being written (--profile-stop-timeout); window_work counts to the stop request", err))
 	}
 }

@@ -102,6 +102,8 @@ func writeProfile(e *env, out string, res *profile.Result) error {
 		return fmt.Errorf("writing %v", outErr)
 	case res.Incomplete:
 		return errors.New("interrupted: the result is marked incomplete")
+	case res.Summary.RequestsOK == 0:
+		return fmt.Errorf("no request succeeded (%d failed: %s)", res.Summary.RequestsFailed, present.FailureClasses(res.Summary.FailedByClass))
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package present
 import (
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/servecmp/servecmp/profile"
@@ -17,7 +16,7 @@ func WriteProfileText(w io.Writer, b *profile.Block) error {
 	fmt.Fprintf(tw, "\nprofile\t%s profiler API\n", b.API)
 	if b.StopS > b.StartS {
 		fmt.Fprintf(tw, "window\t%.3f s .. %.3f s (%.3f s; start sent %.3f s, stop answered %s)\n",
-			b.StartS, b.StopS, b.DurationS(), b.Start.RequestedS, ackText(b.Stop.AcknowledgedS))
+			b.StartS, b.StopS, b.DurationS(), b.Start.RequestedS, ackText(b.Stop))
 		ww := b.WindowWork
 		fmt.Fprintf(tw, "window work\t%d requests, %d input tokens, %d output tokens\n", ww.Requests, ww.InputTokens, ww.OutputTokens)
 	} else {
@@ -29,15 +28,16 @@ func WriteProfileText(w io.Writer, b *profile.Block) error {
 			fmt.Fprintf(tw, "\t%s\n", f)
 		}
 	}
-	if b.Start.Answer != "" || b.Stop.Answer != "" {
-		fmt.Fprintf(tw, "answers\tstart %q, stop %q\n", strings.TrimSpace(b.Start.Answer), strings.TrimSpace(b.Stop.Answer))
+	if b.Stop != nil && (b.Start.Answer != "" || b.Stop.Answer != "") {
+		fmt.Fprintf(tw, "answers\tstart %q, stop %q\n", b.Start.Answer, b.Stop.Answer)
 	}
 	return tw.Flush()
 }
 
-func ackText(t *float64) string {
-	if t == nil {
+// ackText is when a call was answered.
+func ackText(c *profile.Call) string {
+	if c == nil || c.AcknowledgedS == nil {
 		return "never"
 	}
-	return fmt.Sprintf("%.3f s", *t)
+	return fmt.Sprintf("%.3f s", *c.AcknowledgedS)
 }

@@ -23,7 +23,7 @@ func TestDeltasTableSaysWorkFrom(t *testing.T) {
 func TestWriteProfileText(t *testing.T) {
 	ack := 3.25
 	b := &profile.Block{API: "sglang", StartS: 1.25, StopS: 3.25, TraceDir: "/t", Files: []string{"/t/x.trace.json.gz"},
-		Start: profile.Call{RequestedS: 1.2, Answer: "Start profiling."}, Stop: profile.Call{RequestedS: 3.25, AcknowledgedS: &ack},
+		Start: profile.Call{RequestedS: 1.2, Answer: "Start profiling."}, Stop: &profile.Call{RequestedS: 3.25, AcknowledgedS: &ack},
 		WindowWork: profile.Work{Requests: 3, InputTokens: 30, OutputTokens: 300}}
 	var buf bytes.Buffer
 	if err := WriteProfileText(&buf, b); err != nil {
