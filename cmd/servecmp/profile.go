@@ -48,13 +48,13 @@ func runProfile(e *env, c *cobra.Command, f *benchFlags, o *profile.Options) err
 	}
 	var res *profile.Result
 	var runErr, recErr error
+	run := func() { res, runErr = profile.Run(c.Context(), cfg, *o) }
 	if f.records == "" {
-		res, runErr = profile.Run(c.Context(), cfg, *o)
+		run()
 	} else {
 		recErr = atomicfile.WriteFunc(f.records, func(w io.Writer) error {
 			cfg.OnRecord = benchmark.NewRecordWriter(w).Write
-			res, runErr = profile.Run(c.Context(), cfg, *o)
-			if res == nil {
+			if run(); res == nil {
 				return runErr // no run: no records file
 			}
 			return nil // the records are kept even when the profiler failed
@@ -90,10 +90,7 @@ func writeProfile(e *env, out string, res *profile.Result) error {
 			outErr = atomicfile.Write(out, b)
 		}
 	}
-	if err := present.WriteBenchmarkText(text, res.Result); err != nil {
-		return err
-	}
-	if err := present.WriteProfileText(text, res.Profile); err != nil {
+	if err := present.WriteProfileText(text, res); err != nil {
 		return err
 	}
 	e.warn(res.Warnings...)

@@ -8,10 +8,17 @@ import (
 	"github.com/servecmp/servecmp/profile"
 )
 
-// WriteProfileText writes the profile block of a servecmp profile result
-// as text, after the benchmark summary. Times are seconds on the run's
-// clock.
-func WriteProfileText(w io.Writer, b *profile.Block) error {
+// WriteProfileText writes a servecmp profile result as text: the
+// benchmark summary, then the profile block. Times are seconds on the
+// run's clock.
+func WriteProfileText(w io.Writer, r *profile.Result) error {
+	if err := WriteBenchmarkText(w, r.Result); err != nil {
+		return err
+	}
+	return writeProfileBlock(w, r.Profile)
+}
+
+func writeProfileBlock(w io.Writer, b *profile.Block) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "\nprofile\t%s profiler API\n", b.API)
 	if b.StopS > b.StartS {

@@ -26,7 +26,7 @@ func TestWriteProfileText(t *testing.T) {
 		Start: profile.Call{RequestedS: 1.2, Answer: "Start profiling."}, Stop: &profile.Call{RequestedS: 3.25, AcknowledgedS: &ack},
 		WindowWork: profile.Work{Requests: 3, InputTokens: 30, OutputTokens: 300}}
 	var buf bytes.Buffer
-	if err := WriteProfileText(&buf, b); err != nil {
+	if err := writeProfileBlock(&buf, b); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"sglang profiler API", "1.250 s .. 3.250 s (2.000 s", "3 requests, 30 input tokens, 300 output tokens", "/t/x.trace.json.gz", `start "Start profiling."`} {
@@ -35,7 +35,7 @@ func TestWriteProfileText(t *testing.T) {
 		}
 	}
 	buf.Reset()
-	_ = WriteProfileText(&buf, &profile.Block{API: "vllm"})
+	_ = writeProfileBlock(&buf, &profile.Block{API: "vllm"})
 	if !strings.Contains(buf.String(), "the profiler did not run") {
 		t.Errorf("no-window text:\n%s", buf.String())
 	}
