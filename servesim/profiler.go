@@ -36,9 +36,6 @@ type profiler struct {
 	stepsLeft int // SGLang num_steps still to record; -1: until stopped
 	steps     []simStep
 	cursor    int64 // end (Unix ns) of the last recorded step's device work
-	written   []string
-	writeErr  error
-	done      chan struct{} // closed when an auto-stopped trace is written
 }
 
 // simStep is one scheduler step inside the window. Its device work is
@@ -94,7 +91,6 @@ func (p *profiler) handleStart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.active, p.outDir, p.stepsLeft, p.steps, p.cursor = true, dir, steps, nil, 0
-	p.done = make(chan struct{})
 	if p.engine == "sglang" {
 		io.WriteString(w, "Start profiling.\n")
 	}
@@ -107,9 +103,9 @@ func (p *profiler) handleStop(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "profiling is not in progress", http.StatusBadRequest)
 		return
 	}
-	steps, dir, done := p.stop()
+	steps, dir := p.stop()
 	p.mu.Unlock()
-	if err := p.write(dir, steps, done); err != nil {
+	if err := p.write(dir, steps); err != nil {
 		http.Error(w, "writing the trace: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
@@ -119,28 +115,20 @@ func (p *profiler) handleStop(w http.ResponseWriter, _ *http.Request) {
 }
 
 // stop ends the window; p.mu is held.
-func (p *profiler) stop() ([]simStep, string, chan struct{}) {
+func (p *profiler) stop() ([]simStep, string) {
 	p.active = false
 	steps := p.steps
 	p.steps = nil
-	return steps, p.outDir, p.done
+	return steps, p.outDir
 }
 
-// write writes one window's trace and closes done.
-func (p *profiler) write(dir string, steps []simStep, done chan struct{}) error {
-	defer close(done)
+// write writes one window's trace.
+func (p *profiler) write(dir string, steps []simStep) error {
 	name := fmt.Sprintf("serve-sim_%d.%d.pt.trace.json.gz", os.Getpid(), time.Now().UnixMilli())
 	if p.engine == "sglang" {
 		name = strconv.FormatFloat(float64(time.Now().UnixNano())/1e9, 'f', 6, 64) + "-TP-0.trace.json.gz"
 	}
-	path, err := writeTrace(dir, name, p.engine, steps)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if err == nil {
-		p.written = append(p.written, path)
-	}
-	p.writeErr = err
-	return err
+	return writeTrace(dir, name, p.engine, steps)
 }
 
 // step records one scheduler step that just ended (called by the
@@ -162,8 +150,10 @@ func (p *profiler) step(prefill, total time.Duration, tokens int64) {
 	if p.stepsLeft > 0 {
 		p.stepsLeft--
 		if p.stepsLeft == 0 {
-			steps, dir, done := p.stop()
-			go p.write(dir, steps, done) // its error is kept in p.writeErr
+			// Written off the scheduler goroutine. A write error has no
+			// one to answer: the client finds no trace file.
+			steps, dir := p.stop()
+			go func() { _ = p.write(dir, steps) }()
 		}
 	}
 }

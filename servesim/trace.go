@@ -67,20 +67,20 @@ var simKernels = map[string][2][]simKernel{
 }
 
 // writeTrace writes steps as a gzipped Chrome-JSON PyTorch-profiler trace
-// named name in dir and returns its path. Each step's prefill and decode
+// named name in dir. Each step's prefill and decode
 // time is spread over simLayers layers of the engine's kernel set in
 // proportion to the kernels' weights, back to back on one stream, so the
 // kernels' union is the steps' summed cost-model time. The top-level
 // "serve_sim" object holds that truth: window_output_tokens (the tokens
 // the recorded steps emitted) and busy_ns (the union of the device work).
-func writeTrace(dir, name, engine string, steps []simStep) (string, error) {
+func writeTrace(dir, name, engine string, steps []simStep) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+		return err
 	}
 	path := filepath.Join(dir, name)
 	f, err := os.Create(path)
 	if err != nil {
-		return "", err
+		return err
 	}
 	zw := gzip.NewWriter(f)
 	bw := bufio.NewWriterSize(zw, 1<<16)
@@ -92,9 +92,9 @@ func writeTrace(dir, name, engine string, steps []simStep) (string, error) {
 	}
 	if werr != nil {
 		os.Remove(path)
-		return "", fmt.Errorf("%s: %w", path, werr)
+		return fmt.Errorf("%s: %w", path, werr)
 	}
-	return path, nil
+	return nil
 }
 
 // encodeTrace writes the trace document.
