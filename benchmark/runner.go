@@ -286,7 +286,7 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 	// A counter baseline at the measured phase's start, so that warmup
 	// work is not counted in the window's increase.
 	r.metrics.baseline()
-	out := runStep(ctx, r.client, r.prep, offsets, sl, si, r.record, cfg.Progress)
+	out := runStep(ctx, r.client, r.prep, offsets, sl, si, r.record, cfg.Progress, cfg.hooks(si))
 	r.starts = append(r.starts, out.start)
 	if out.interrupted {
 		r.res.Incomplete = true

@@ -188,6 +188,9 @@ func deltasTable(g *compare.GPUTime) *table.Table {
 	for _, d := range g.Deltas {
 		t.Add(d.Region, orNil(d.PerWorkA), orNil(d.PerWorkB), orNil(d.DeltaPct), d.BusyShareA, d.BusyShareB)
 	}
+	if g.WorkFrom != "" {
+		t.Notes = append(t.Notes, "per "+g.Basis+" of the work each profile window completed, recorded by servecmp profile ("+g.WorkFrom+")")
+	}
 	return t
 }
 
