@@ -16,8 +16,7 @@ import (
 // through internal/stats (see internal/stats/RUNS.md):
 //
 //   - latency rows from records: stats.CompareRequests on per-run request
-//     slices (per-request mean gaps for ITL, so the request is the unit
-//     within a run): a per-run t-test, a permutation test over runs and a
+//     slices (every gap for ITL): a per-run t-test, a permutation test over runs and a
 //     hierarchical bootstrap interval of B−A;
 //   - throughput rows, and latency rows without records: stats.CompareRuns
 //     on one value per run.
@@ -135,9 +134,9 @@ func (r *Report) latency(runsA, runsB []Run, in Input, paired bool) {
 	r.Notes = append(r.Notes, fmt.Sprintf("latency rows take the run as the unit (requests of one run share its state and are not independent): each run's "+
 		"statistic is one value, compared with %s; ci_low/ci_high bound B−A by a hierarchical bootstrap "+
 		"(%d resamples of the runs, then of the requests within each run)", method, in.Resamples),
-		"ITL rows (itl_ms, itl_per_token_ms) take each request's mean gap as its value, so that the request is the unit within a run: "+
-			"their a and b are statistics of those per-request means (with one token per chunk, the TPOT rows' values); the gaps themselves "+
-			"are in the result summaries and the CDF plots")
+		"ITL rows (itl_ms, itl_per_token_ms) are statistics of the gaps themselves; their per-run test takes each run's gap statistic as "+
+			"one value, while their bootstrap resamples gaps within a run as if independent, so their interval is narrower than a "+
+			"request-level one (the per-run test and the overlap rule still decide the verdict)")
 	st := make([]stats.Stat, len(latencyStats))
 	for i, ls := range latencyStats {
 		st[i] = ls.stat
@@ -174,15 +173,13 @@ func perRunSamples(files []Records) []map[string][][]float64 {
 	return out
 }
 
-// runValues returns, for each run, the values of one latency kind: one per
-// request, the request's mean gap for the clustered (ITL) kinds.
+// runValues returns, for each run, the values of one latency kind: one
+// per request, or every gap of every request for the clustered (ITL)
+// kinds, so that an ITL row keeps its meaning (a statistic of the gaps,
+// tail stalls included) instead of repeating TPOT.
 func runValues(runs []map[string][][]float64, kind string) [][]float64 {
 	out := make([][]float64, len(runs))
 	for i, m := range runs {
-		if clustered[kind] {
-			out[i] = means(m[kind])
-			continue
-		}
 		for _, c := range m[kind] {
 			out[i] = append(out[i], c...)
 		}
