@@ -160,6 +160,12 @@ func (r *runner) manifest() Manifest {
 	if info.Root != "" && info.Root != r.model {
 		m.Extra = map[string]string{"model_root": info.Root}
 	}
+	for k, v := range info.Extra {
+		if m.Extra == nil {
+			m.Extra = map[string]string{}
+		}
+		m.Extra[k] = v
+	}
 	_ = m.SetAll(cfg.Manifest.Fields) // validated before the run
 	return m
 }
@@ -338,6 +344,7 @@ func stepWarnings(w *warnings, sl *LoadPolicy, sum *Summary, out *stepOut) {
 	if sum.ChunkTokenMismatches > 0 {
 		w.add(fmt.Sprintf("%d successful requests had chunk token counts that do not add up to usage.completion_tokens (tokens coalesced without continuous usage or token_ids): itl_per_token_ms and tokens_per_chunk count one token per chunk for them", sum.ChunkTokenMismatches))
 	}
+	requestWarnings(w, sum)
 	if sl.DurationS > 0 && out.notSent == 0 && !out.interrupted {
 		w.add(fmt.Sprintf("the workload ran out before --duration %gs: every request was sent", sl.DurationS))
 	}
