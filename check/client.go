@@ -221,7 +221,7 @@ type openAIResp struct {
 		TokenIDs       []int  `json:"token_ids"`
 		PromptTokenIDs []int  `json:"prompt_token_ids"`
 		Logprobs       *struct {
-			Tokens  []string `json:"tokens"`
+			Tokens  []string       `json:"tokens"`
 			Content []logprobEntry `json:"content"`
 		} `json:"logprobs"`
 	} `json:"choices"`
