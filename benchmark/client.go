@@ -216,6 +216,9 @@ func (s *stream) event(data []byte) error {
 		s.rec.ServerTimings = ci.timings
 	}
 	if !content {
+		if ci.choices > 0 && ci.finish == "" && !ci.usage {
+			s.rec.EmptyChunks++
+		}
 		return nil
 	}
 	k := 1

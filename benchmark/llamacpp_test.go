@@ -78,6 +78,9 @@ func TestLlamaCppBenchmark(t *testing.T) {
 		if m.Engine != "llamacpp" || m.EngineVersion == "" || m.Extra["llamacpp_slots"] != "4" || m.Extra["model_file"] == "" || m.Extra["context_per_slot"] != "1024" {
 			t.Errorf("manifest: engine %q version %q extra %v", m.Engine, m.EngineVersion, m.Extra)
 		}
+		if s.ChunkTokenMismatches != 0 {
+			t.Errorf("concurrency %d: %d requests with unexplained chunk token counts", conc, s.ChunkTokenMismatches)
+		}
 		if s.LengthMismatches != 0 || s.OutputTokens != int64(6*len(w.Requests)) {
 			t.Errorf("concurrency %d: %d length mismatches, %d output tokens: ignore_eos not honoured", conc, s.LengthMismatches, s.OutputTokens)
 		}

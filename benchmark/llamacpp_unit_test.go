@@ -85,10 +85,16 @@ func TestSummaryCachedTimingsEOS(t *testing.T) {
 		{ID: "b", OK: true, TTFTMs: 2, E2EMs: 5, ChunkTimesMs: []float64{2, 5}, ChunkTokens: []int{1, 1},
 			PromptTokens: 10, CompletionTokens: 3, UsageReported: true, FinishReason: "stop", CachedTokens: ptr(0), Retried: true},
 		{ID: "c", OK: false, ErrorClass: ClassConnection, Retried: true},
+		// a token streamed as "": three content chunks, one empty, usage 4
+		{ID: "d", OK: true, TTFTMs: 1, E2EMs: 3, ChunkTimesMs: []float64{1, 2, 3}, ChunkTokens: []int{1, 1, 1}, EmptyChunks: 1,
+			PromptTokens: 10, CompletionTokens: 4, UsageReported: true, FinishReason: "length"},
+		// coalesced: two chunks, usage 4, nothing empty
+		{ID: "e", OK: true, TTFTMs: 1, E2EMs: 3, ChunkTimesMs: []float64{1, 3}, ChunkTokens: []int{1, 1},
+			PromptTokens: 10, CompletionTokens: 4, UsageReported: true, FinishReason: "length"},
 	}
 	s := Summarize(recs, 0, true)
-	if s.Retried != 2 || s.EOSNotStreamed != 1 || s.ChunkTokenMismatches != 0 {
-		t.Errorf("retried %d, eos %d, chunk mismatches %d", s.Retried, s.EOSNotStreamed, s.ChunkTokenMismatches)
+	if s.Retried != 2 || s.EOSNotStreamed != 1 || s.EmptyTextTokens != 1 || s.ChunkTokenMismatches != 1 {
+		t.Errorf("retried %d, eos %d, empty text %d, chunk mismatches %d", s.Retried, s.EOSNotStreamed, s.EmptyTextTokens, s.ChunkTokenMismatches)
 	}
 	if s.CachedShare == nil || *s.CachedShare != 0.4 || s.CachedTokens != 8 || s.CachedReported != 2 {
 		t.Errorf("cached %v %d %d", s.CachedShare, s.CachedTokens, s.CachedReported)
@@ -105,7 +111,7 @@ func TestSummaryCachedTimingsEOS(t *testing.T) {
 	var w warnings
 	requestWarnings(&w, &s)
 	all := strings.Join(w.all(), "\n")
-	for _, want := range []string{"2 requests failed on a reused connection", "never streams", "no tokens were coalesced"} {
+	for _, want := range []string{"2 requests failed on a reused connection", "never streams", "chunks with empty text"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("warnings %q lack %q", all, want)
 		}
@@ -113,7 +119,7 @@ func TestSummaryCachedTimingsEOS(t *testing.T) {
 	if strings.Contains(all, "prompt cache served") {
 		t.Errorf("cache warning at a 40%% share: %q", all)
 	}
-	if Summarize(recs[1:], 0, true).ServerTimings != nil {
+	if Summarize(recs[1:2], 0, true).ServerTimings != nil {
 		t.Error("timing check without server timings")
 	}
 }

@@ -107,10 +107,31 @@ func (s *Summary) countTokens(r *Record) {
 	for _, k := range r.ChunkTokens {
 		sum += k
 	}
-	switch {
-	case sum == r.CompletionTokens:
-	case r.UsageReported && r.FinishReason == "stop" && sum == r.CompletionTokens-1:
+	s.explainChunkTokens(r, sum)
+}
+
+// explainChunkTokens sorts out a request whose content chunks carry fewer
+// tokens (sum) than its usage: an EOS token counted but never streamed
+// (stopped with finish_reason "stop"), tokens streamed with empty text
+// (at most one per chunk without content), or else chunks that coalesced
+// tokens.
+func (s *Summary) explainChunkTokens(r *Record, sum int) {
+	missing := r.CompletionTokens - sum
+	if missing == 0 {
+		return
+	}
+	if !r.UsageReported || missing < 0 {
+		s.ChunkTokenMismatches++
+		return
+	}
+	if r.FinishReason == "stop" {
 		s.EOSNotStreamed++
+		missing--
+	}
+	switch {
+	case missing == 0:
+	case missing <= r.EmptyChunks:
+		s.EmptyTextTokens++
 	default:
 		s.ChunkTokenMismatches++
 	}

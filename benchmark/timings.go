@@ -81,6 +81,9 @@ func requestWarnings(w *warnings, sum *Summary) {
 	if sum.EOSNotStreamed > 0 {
 		w.add(fmt.Sprintf("%d successful requests stopped at the end-of-sequence token, which the server counts in usage.completion_tokens but never streams: their chunks carry one token fewer than usage (no tokens were coalesced)", sum.EOSNotStreamed))
 	}
+	if sum.EmptyTextTokens > 0 {
+		w.add(fmt.Sprintf("%d successful requests streamed some tokens as chunks with empty text (a token that decodes to nothing, or bytes held back until a character is complete): usage counts them, the content chunks do not (no tokens were coalesced)", sum.EmptyTextTokens))
+	}
 	if sh := sum.CachedShare; sh != nil && *sh > CachedShareWarn {
 		w.add(fmt.Sprintf("the server's prompt cache served %.1f%% of the prompt tokens (usage.prompt_tokens_details.cached_tokens, %d of %d requests reporting): TTFT measures cache hits, not prefill; reset or disable the cache for prefill figures", 100**sh, sum.CachedReported, sum.RequestsOK))
 	}

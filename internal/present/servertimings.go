@@ -23,6 +23,9 @@ func writeRequestChecks(w io.Writer, s *benchmark.Summary) {
 	if s.EOSNotStreamed > 0 {
 		fmt.Fprintf(w, "eos not streamed\t%d requests stopped at EOS, counted in usage but never streamed\n", s.EOSNotStreamed)
 	}
+	if s.EmptyTextTokens > 0 {
+		fmt.Fprintf(w, "empty-text tokens\t%d requests streamed some tokens as chunks with empty text\n", s.EmptyTextTokens)
+	}
 	tc := s.ServerTimings
 	if tc == nil {
 		return
