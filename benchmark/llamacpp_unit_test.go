@@ -123,3 +123,25 @@ func TestSummaryCachedTimingsEOS(t *testing.T) {
 		t.Error("timing check without server timings")
 	}
 }
+
+func TestNoCacheHits(t *testing.T) {
+	zero, some := 0.0, 0.2
+	step := func(share *float64, cached int64, reported, ok int) SweepStep {
+		return SweepStep{Summary: Summary{CachedShare: share, CachedTokens: cached, CachedReported: reported, RequestsOK: ok}}
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []SweepStep
+		want  bool
+	}{
+		{"no steps", nil, false},
+		{"none cached", []SweepStep{step(&zero, 0, 4, 4), step(&zero, 0, 4, 4)}, true},
+		{"some cached", []SweepStep{step(&zero, 0, 4, 4), step(&some, 3, 4, 4)}, false},
+		{"not reported", []SweepStep{step(nil, 0, 0, 4)}, false},
+		{"partly reported", []SweepStep{step(&zero, 0, 3, 4)}, false},
+	} {
+		if got := noCacheHits(tc.steps); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -229,9 +229,6 @@ func (r *runner) sweep(ctx context.Context, warm Phase) error {
 	if cfg.SweepKind == "" {
 		values = []float64{0}
 	}
-	if len(values) > 1 && !cfg.Load.ResetPrefixCache {
-		r.warn.add("sweep: every step re-sends the same prompts and the prefix cache is not reset between steps (--reset-prefix-cache): later steps may hit the cache and look faster")
-	}
 	var steps []SweepStep
 	for si, v := range values {
 		if r.res.Incomplete || ctx.Err() != nil {
@@ -243,6 +240,9 @@ func (r *runner) sweep(ctx context.Context, warm Phase) error {
 			return err
 		}
 		steps = append(steps, st)
+	}
+	if len(values) > 1 && !cfg.Load.ResetPrefixCache && !noCacheHits(steps) {
+		r.warn.add("sweep: every step re-sends the same prompts and the prefix cache is not reset between steps (--reset-prefix-cache): later steps may hit the cache and look faster")
 	}
 	res := r.res
 	if len(steps) == 0 {

@@ -88,3 +88,16 @@ func requestWarnings(w *warnings, sum *Summary) {
 		w.add(fmt.Sprintf("the server's prompt cache served %.1f%% of the prompt tokens (usage.prompt_tokens_details.cached_tokens, %d of %d requests reporting): TTFT measures cache hits, not prefill; reset or disable the cache for prefill figures", 100**sh, sum.CachedReported, sum.RequestsOK))
 	}
 }
+
+// noCacheHits reports whether every step's ok requests reported their
+// cached prompt tokens and none was cached: the prefix cache, reset or
+// not, served nothing.
+func noCacheHits(steps []SweepStep) bool {
+	for i := range steps {
+		s := &steps[i].Summary
+		if s.CachedShare == nil || s.CachedTokens > 0 || s.CachedReported < s.RequestsOK {
+			return false
+		}
+	}
+	return len(steps) > 0
+}
