@@ -68,8 +68,8 @@ A=$(start_llama 1 engine-a)
 B=$(start_llama 4 engine-b)
 echo "A = $A, B = $B" >&2
 
-step "generating a frozen workload (96 requests, 64 prompt tokens, 16 output tokens, fixed length)"
-"$BIN" workload random --num 96 --input-len 64 --output-len 16 --seed 1 --out "$OUT/workload.jsonl" >&2
+step "generating a frozen workload (160 requests, 64 prompt tokens, 32 output tokens, fixed length)"
+"$BIN" workload random --num 160 --input-len 64 --output-len 32 --seed 1 --out "$OUT/workload.jsonl" >&2
 
 step "correctness check (first 8 requests, temperature 0, token ids)"
 check_rc=0
