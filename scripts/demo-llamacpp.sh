@@ -40,8 +40,25 @@ trap cleanup EXIT INT TERM
 
 step() { printf '\n### %s\n' "$*" >&2; }
 
-free_port() { # a loopback port that is free now
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+free_port() { # a loopback port nobody listens on now
+	local p
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % 40000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
+healthy() { # PORT: GET /health says ok (bash only, no curl needed)
+	local reply
+	exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
+	printf 'GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
+	reply=$(timeout 2 cat <&3 || true)
+	exec 3<&-
+	[[ $reply == *'"ok"'* ]]
 }
 
 start_llama() { # SLOTS NAME -> prints the base URL once /health is ok
@@ -52,7 +69,7 @@ start_llama() { # SLOTS NAME -> prints the base URL once /health is ok
 		--metrics --cache-ram 0 --no-cache-prompt >"$OUT/logs/$2.log" 2>&1 &
 	pids+=($!)
 	for _ in $(seq 300); do
-		if curl -sf "$url/health" 2>/dev/null | grep -q '"ok"'; then
+		if healthy "$port" 2>/dev/null; then
 			echo "$url"
 			return 0
 		fi
