@@ -61,16 +61,17 @@ healthy() { # PORT: GET /health says ok (bash only, no curl needed)
 	[[ $reply == *'"ok"'* ]]
 }
 
-start_llama() { # SLOTS NAME -> prints the base URL once /health is ok
-	local port url
+# start_llama SLOTS NAME: starts a server and sets URL once /health is ok.
+# Not called in a subshell, so that its PID reaches pids for the cleanup.
+start_llama() {
+	local port
 	port=$(free_port)
-	url="http://127.0.0.1:$port"
+	URL="http://127.0.0.1:$port"
 	"$LLAMA/llama-server" -m "$LLAMA/$MODEL" --host 127.0.0.1 --port "$port" -np "$1" -c 4096 -t 1 \
 		--metrics --cache-ram 0 --no-cache-prompt >"$OUT/logs/$2.log" 2>&1 &
 	pids+=($!)
 	for _ in $(seq 300); do
 		if healthy "$port" 2>/dev/null; then
-			echo "$url"
 			return 0
 		fi
 		sleep 0.1
@@ -81,8 +82,10 @@ start_llama() { # SLOTS NAME -> prints the base URL once /health is ok
 
 SECONDS=0
 step "starting two llama.cpp servers on loopback (A: 1 slot, B: 4 slots; no prompt cache)"
-A=$(start_llama 1 engine-a)
-B=$(start_llama 4 engine-b)
+start_llama 1 engine-a
+A=$URL
+start_llama 4 engine-b
+B=$URL
 echo "A = $A, B = $B" >&2
 
 step "generating a frozen workload (160 requests, 64 prompt tokens, 32 output tokens, fixed length)"
