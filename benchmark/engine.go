@@ -169,17 +169,10 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 	var ver struct {
 		Version string `json:"version"`
 	}
-	switch o := strings.ToLower(ownedBy); {
-	case name != engine.Auto:
+	if name != engine.Auto {
 		how = append(how[:0], "given by --engine")
-	case o == string(engine.VLLM):
-		info.Engine = string(engine.VLLM)
-	case o == string(engine.SGLang):
-		info.Engine = string(engine.SGLang)
-	case strings.Contains(o, "tensorrt") || strings.Contains(o, "trtllm") || strings.Contains(o, "nvidia"):
-		info.Engine = string(engine.TRTLLM)
-	case o == string(engine.LlamaCpp):
-		info.Engine = string(engine.LlamaCpp)
+	} else if e := engineOfOwner(ownedBy); e != "" {
+		info.Engine = e
 	}
 	// Versions: vLLM and trtllm-serve answer /version, SGLang /server_info
 	// (older: /get_server_info), TGI /info.
@@ -221,6 +214,17 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 	}
 	info.DetectedBy = strings.Join(how, "; ")
 	return info, nil
+}
+
+// engineOfOwner is the engine that /v1/models owned_by names, or "".
+func engineOfOwner(ownedBy string) string {
+	switch o := strings.ToLower(ownedBy); {
+	case o == string(engine.VLLM), o == string(engine.SGLang), o == string(engine.LlamaCpp):
+		return o
+	case strings.Contains(o, "tensorrt") || strings.Contains(o, "trtllm") || strings.Contains(o, "nvidia"):
+		return string(engine.TRTLLM)
+	}
+	return ""
 }
 
 // ResetPrefixCache empties the server's prefix cache: vLLM POST
