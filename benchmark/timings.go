@@ -79,7 +79,7 @@ func requestWarnings(w *warnings, sum *Summary) {
 		w.add(fmt.Sprintf("%d requests failed on a reused connection before any response byte (the server had closed it after its previous response) and were sent again once on a fresh connection (records: retried); they never reached the server the first time", sum.Retried))
 	}
 	if sum.EOSNotStreamed > 0 {
-		w.add(fmt.Sprintf("%d successful requests stopped at the end-of-sequence token, which the server counts in usage.completion_tokens but never streams: their chunks carry one token fewer than usage (no tokens were coalesced)", sum.EOSNotStreamed))
+		w.add(fmt.Sprintf("%d successful requests stopped (finish_reason stop) with one token more in usage.completion_tokens than their chunks carry: the server counts the end-of-sequence (or stop) token, which it never streams (no tokens were coalesced)", sum.EOSNotStreamed))
 	}
 	if sum.EmptyTextTokens > 0 {
 		w.add(fmt.Sprintf("%d successful requests streamed some tokens as chunks with empty text (a token that decodes to nothing, or bytes held back until a character is complete): usage counts them, the content chunks do not (no tokens were coalesced)", sum.EmptyTextTokens))
