@@ -5,7 +5,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 export CGO_ENABLED := 1
 
-.PHONY: build test bench demo check fmt vet tidy-check layering race clean
+.PHONY: build test bench demo demo-llamacpp check fmt vet tidy-check layering race clean
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/servecmp ./cmd/servecmp
@@ -18,6 +18,11 @@ bench: build
 
 demo: build
 	./scripts/demo.sh
+
+# demo-llamacpp: the same method on a real engine, llama.cpp's server from
+# ../shared/engines/llama.cpp (one slot vs four); skipped when absent.
+demo-llamacpp: build
+	./scripts/demo-llamacpp.sh
 
 check: fmt vet tidy-check layering race
 

@@ -49,6 +49,7 @@ type Client struct {
 	base    string
 	apiKey  string
 	hc      *http.Client
+	fresh   *http.Client // no keep-alive: every request on a new connection (retries)
 	timeout time.Duration
 	bufs    sync.Pool
 	onRead  func(time.Duration)
@@ -74,11 +75,20 @@ func NewClient(o ClientOptions) *Client {
 		base:    strings.TrimRight(o.BaseURL, "/"),
 		apiKey:  o.APIKey,
 		hc:      &http.Client{Transport: tr},
+		fresh:   &http.Client{Transport: freshTransport(tr)},
 		timeout: o.RequestTimeout,
 		onRead:  o.OnContentRead,
 	}
 	c.bufs.New = func() any { b := make([]byte, 32<<10); return &b }
 	return c
+}
+
+// freshTransport is tr without keep-alive: each request dials its own
+// connection and closes it.
+func freshTransport(tr *http.Transport) *http.Transport {
+	f := tr.Clone()
+	f.DisableKeepAlives = true
+	return f
 }
 
 // Close releases idle connections.
@@ -124,9 +134,13 @@ type wireChunk struct {
 		TokenIDs     []int   `json:"token_ids"`
 	} `json:"choices"`
 	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
+		PromptTokens        int `json:"prompt_tokens"`
+		CompletionTokens    int `json:"completion_tokens"`
+		PromptTokensDetails *struct {
+			CachedTokens *int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
+	Timings *ServerTimings  `json:"timings"`
 	Error   json.RawMessage `json:"error"`
 	Object  string          `json:"object"`
 	Message string          `json:"message"`
@@ -193,8 +207,18 @@ func (s *stream) event(data []byte) error {
 		s.usage = true
 		s.rec.PromptTokens = ci.prompt
 		s.rec.CompletionTokens = ci.completion
+		if ci.hasCached {
+			n := ci.cached
+			s.rec.CachedTokens = &n
+		}
+	}
+	if ci.timings != nil {
+		s.rec.ServerTimings = ci.timings
 	}
 	if !content {
+		if ci.choices > 0 && ci.finish == "" && !ci.usage {
+			s.rec.EmptyChunks++
+		}
 		return nil
 	}
 	k := 1
@@ -317,7 +341,7 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 		onSend()
 	}
 	s := &stream{rec: rec, sent: sent}
-	if e := c.exchange(ctx, cancel, clk, req, s); e != nil {
+	if e := c.exchange(ctx, cancel, clk, req, p, s); e != nil {
 		rec.OK = false
 		rec.ErrorClass, rec.Error = e.class, c.scrub(e.msg)
 		d := ms(clk.now() - sent)
@@ -351,10 +375,11 @@ func (c *Client) newRequest(ctx context.Context, p *prepared) (*http.Request, er
 	return req, nil
 }
 
-// exchange sends req, checks the response's status and streams its body
-// into s. It returns the request's failure, or nil.
-func (c *Client) exchange(ctx context.Context, cancel context.CancelFunc, clk clock, req *http.Request, s *stream) *requestError {
-	resp, err := c.hc.Do(req)
+// exchange sends req (the request of p, retried by the retry rule),
+// checks the response's status and streams its body into s. It returns
+// the request's failure, or nil.
+func (c *Client) exchange(ctx context.Context, cancel context.CancelFunc, clk clock, req *http.Request, p *prepared, s *stream) *requestError {
+	resp, err := c.roundTrip(ctx, req, p, s.rec)
 	if err != nil {
 		return failureClass(ctx, err)
 	}

@@ -27,6 +27,16 @@
 //     chunk) and the result says so.
 //   - Sends follow an absolute schedule; a late send never moves later
 //     ones, and its lag (actual − scheduled) is recorded.
+//   - A request is retried only when it provably never reached the
+//     server: it failed with a connection error on a reused keep-alive
+//     connection before any byte of the response (retry.go). It is sent
+//     again once, on a fresh connection, counted (Record.Retried,
+//     Summary.Retried), and its latencies still count from the first
+//     send. Every other failure stays a failure.
+//   - Cached prompt tokens (usage.prompt_tokens_details.cached_tokens)
+//     and the engine's own timings (llama.cpp's "timings") are kept per
+//     record when the server sends them; the summary reports the cached
+//     share and the client-minus-server differences (TimingCheck).
 //
 // Run owns a whole invocation: it validates the configuration once
 // (before any request), detects the engine, assembles the manifest once,

@@ -20,6 +20,10 @@ type EngineInfo struct {
 	Model      string // first model served (GET /v1/models)
 	Root       string // vLLM's model root (checkpoint path), when given
 	DetectedBy string // how Engine was decided, for the manifest
+	// Extra is what the engine says about itself beyond its version
+	// (llama.cpp's /props: model file, slots, context size), for the
+	// manifest's extra fields.
+	Extra map[string]string
 }
 
 type streamOptions struct {
@@ -82,7 +86,9 @@ func buildBody(r *workload.Request, model, name string, warn func(string)) (prep
 	if r.FixedLength {
 		if d.FixedLength() {
 			w.IgnoreEOS = true
-			w.MinTokens = r.MaxTokens
+			if d.MinTokens() {
+				w.MinTokens = r.MaxTokens
+			}
 		} else {
 			warn(fmt.Sprintf("engine %s: fixed-length requests cannot be forced (no ignore_eos); output lengths may differ from the requested ones", name))
 		}
@@ -163,15 +169,10 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 	var ver struct {
 		Version string `json:"version"`
 	}
-	switch o := strings.ToLower(ownedBy); {
-	case name != engine.Auto:
+	if name != engine.Auto {
 		how = append(how[:0], "given by --engine")
-	case o == string(engine.VLLM):
-		info.Engine = string(engine.VLLM)
-	case o == string(engine.SGLang):
-		info.Engine = string(engine.SGLang)
-	case strings.Contains(o, "tensorrt") || strings.Contains(o, "trtllm") || strings.Contains(o, "nvidia"):
-		info.Engine = string(engine.TRTLLM)
+	} else if e := engineOfOwner(ownedBy); e != "" {
+		info.Engine = e
 	}
 	// Versions: vLLM and trtllm-serve answer /version, SGLang /server_info
 	// (older: /get_server_info), TGI /info.
@@ -187,6 +188,11 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 	for _, p := range engine.Dialect(info.Engine).VersionPaths() {
 		if tryVersion(p) {
 			break
+		}
+	}
+	if info.Engine == string(engine.LlamaCpp) || info.Engine == engine.Auto {
+		if c.llamaProps(ctx, &info) {
+			how = append(how, "GET "+engine.PropsPath+" (build_info)")
 		}
 	}
 	if info.Engine == engine.Auto {
@@ -210,14 +216,36 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 	return info, nil
 }
 
+// engineOfOwner is the engine that /v1/models owned_by names, or "".
+func engineOfOwner(ownedBy string) string {
+	switch o := strings.ToLower(ownedBy); {
+	case o == string(engine.VLLM), o == string(engine.SGLang), o == string(engine.LlamaCpp):
+		return o
+	case strings.Contains(o, "tensorrt") || strings.Contains(o, "trtllm") || strings.Contains(o, "nvidia"):
+		return string(engine.TRTLLM)
+	}
+	return ""
+}
+
 // ResetPrefixCache empties the server's prefix cache: vLLM POST
-// /reset_prefix_cache, SGLang POST /flush_cache. Other engines have no
-// such endpoint and get an error that the caller reports as a warning.
+// /reset_prefix_cache, SGLang POST /flush_cache, llama.cpp every slot's
+// erase (resetLlamaSlots). Other engines have no such endpoint and get an
+// error that the caller reports as a warning; so does a reset that could
+// be done only in part.
 func (c *Client) ResetPrefixCache(ctx context.Context, name string) error {
+	if engine.Dialect(name) == engine.LlamaCpp {
+		return c.resetLlamaSlots(ctx)
+	}
 	path := engine.Dialect(name).PrefixCacheReset()
 	if path == "" {
 		return fmt.Errorf("engine %s has no prefix-cache reset endpoint", name)
 	}
+	return c.post(ctx, path)
+}
+
+// post sends an empty POST to path and reads the answer away; anything
+// but 2xx is an error carrying the server's message.
+func (c *Client) post(ctx context.Context, path string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(nil))
 	if err != nil {
 		return err
@@ -228,9 +256,9 @@ func (c *Client) ResetPrefixCache(ctx context.Context, name string) error {
 		return fmt.Errorf("POST %s: %v", path, err)
 	}
 	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("POST %s: HTTP %d", path, resp.StatusCode)
+		return fmt.Errorf("POST %s: HTTP %d: %s", path, resp.StatusCode, c.scrub(errorMessage(b)))
 	}
 	return nil
 }

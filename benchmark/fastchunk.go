@@ -15,6 +15,12 @@ type chunkInfo struct {
 	prompt     int
 	completion int
 	isError    bool // an "error" member or "object": "error"
+	// cached is usage.prompt_tokens_details.cached_tokens when hasCached.
+	cached    int
+	hasCached bool
+	// timings is the engine's own timings (llama.cpp), read by the
+	// encoding/json path only.
+	timings *ServerTimings
 }
 
 // decodeChunk fills ci from a chunk's JSON. It tries the allocation-free
@@ -49,7 +55,11 @@ func slowChunk(data []byte, c *wireChunk, ci *chunkInfo) error {
 	if c.Usage != nil {
 		ci.usage = true
 		ci.prompt, ci.completion = c.Usage.PromptTokens, c.Usage.CompletionTokens
+		if d := c.Usage.PromptTokensDetails; d != nil && d.CachedTokens != nil {
+			ci.cached, ci.hasCached = *d.CachedTokens, true
+		}
 	}
+	ci.timings = c.Timings
 	return nil
 }
 
@@ -342,10 +352,11 @@ func (s *scanner) field(key []byte, names []string, seen *uint32) int {
 }
 
 var (
-	topNames    = []string{"choices", "usage", "error", "object", "message"}
+	topNames    = []string{"choices", "usage", "error", "object", "message", "timings"}
 	choiceNames = []string{"text", "delta", "finish_reason", "token_ids"}
 	deltaNames  = []string{"content", "reasoning_content", "reasoning", "tool_calls"}
-	usageNames  = []string{"prompt_tokens", "completion_tokens"}
+	usageNames  = []string{"prompt_tokens", "completion_tokens", "prompt_tokens_details"}
+	detailNames = []string{"cached_tokens"}
 )
 
 // contentString reads a content field: a string (content when non-empty)
@@ -385,6 +396,8 @@ func fastChunk(data []byte, ci *chunkInfo) bool {
 					ci.prompt = s.int()
 				case 1:
 					ci.completion = s.int()
+				case 2:
+					s.promptDetails(ci)
 				default:
 					s.skip(0)
 				}
@@ -398,6 +411,10 @@ func fastChunk(data []byte, ci *chunkInfo) bool {
 			}
 		case 4: // message
 			s.str()
+		case 5: // timings: once per request, left to encoding/json
+			if !s.null() {
+				s.bad = true
+			}
 		default:
 			s.skip(0)
 		}
@@ -458,4 +475,23 @@ func (s *scanner) choice(ci *chunkInfo, first bool) {
 	if first {
 		ci.content, ci.finish, ci.tokenIDs = content, finish, ids
 	}
+}
+
+// promptDetails reads usage.prompt_tokens_details: its cached_tokens, a
+// non-negative integer or null.
+func (s *scanner) promptDetails(ci *chunkInfo) {
+	if s.null() {
+		return
+	}
+	var seen uint32
+	s.object(func(k []byte) {
+		switch s.field(k, detailNames, &seen) {
+		case 0:
+			if !s.null() {
+				ci.cached, ci.hasCached = s.int(), true
+			}
+		default:
+			s.skip(0)
+		}
+	})
 }

@@ -51,3 +51,37 @@ func TestFastChunkCommonShapes(t *testing.T) {
 		}
 	}
 }
+
+func TestChunkCachedAndTimings(t *testing.T) {
+	for _, tc := range []struct {
+		in         string
+		fast       bool
+		cached     int
+		hasCached  bool
+		timingsPtN int
+	}{
+		{`{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":7,"prompt_tokens_details":{"cached_tokens":9}}}`, true, 9, true, -1},
+		{`{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":7,"prompt_tokens_details":{"cached_tokens":null}}}`, true, 0, false, -1},
+		{`{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":7,"prompt_tokens_details":null}}`, true, 0, false, -1},
+		{`{"choices":[{"text":"","finish_reason":"length"}],"usage":{"completion_tokens":5,"prompt_tokens":4,"prompt_tokens_details":{"cached_tokens":3}},` +
+			`"timings":{"cache_n":3,"prompt_n":1,"prompt_ms":1.137,"prompt_per_token_ms":1.137,"predicted_n":5,"predicted_ms":2.384,"predicted_per_token_ms":0.4768}}`, false, 3, true, 1},
+	} {
+		var fast, ci chunkInfo
+		var scratch wireChunk
+		if got := fastChunk([]byte(tc.in), &fast); got != tc.fast {
+			t.Errorf("%s: fast path %v, want %v", tc.in, got, tc.fast)
+		}
+		if err := decodeChunk([]byte(tc.in), &scratch, &ci); err != nil {
+			t.Fatal(err)
+		}
+		if ci.cached != tc.cached || ci.hasCached != tc.hasCached {
+			t.Errorf("%s: cached %d/%v, want %d/%v", tc.in, ci.cached, ci.hasCached, tc.cached, tc.hasCached)
+		}
+		switch {
+		case tc.timingsPtN < 0 && ci.timings != nil:
+			t.Errorf("%s: unexpected timings", tc.in)
+		case tc.timingsPtN >= 0 && (ci.timings == nil || ci.timings.PromptN != tc.timingsPtN || ci.timings.PredictedPerTokenMs != 0.4768):
+			t.Errorf("%s: timings %+v", tc.in, ci.timings)
+		}
+	}
+}

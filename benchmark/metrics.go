@@ -53,6 +53,9 @@ func Summarize(recs []Record, notSent int, complete bool) Summary {
 			s.CapDelayed++
 		}
 		end = math.Max(end, endS(r))
+		if r.Retried {
+			s.Retried++
+		}
 		switch {
 		case r.OK:
 			s.RequestsOK++
@@ -78,6 +81,8 @@ func Summarize(recs []Record, notSent int, complete bool) Summary {
 		s.CompletionTimeS = &ct
 	}
 	s.Concurrency = concurrency(recs, 0, end)
+	s.cachedShare(recs)
+	s.ServerTimings = timingCheck(recs)
 	for _, k := range slices.Sorted(maps.Keys(x.bins)) {
 		s.TokensPerChunk = append(s.TokensPerChunk, ChunkBin{Tokens: k, Chunks: x.bins[k]})
 	}
@@ -102,8 +107,52 @@ func (s *Summary) countTokens(r *Record) {
 	for _, k := range r.ChunkTokens {
 		sum += k
 	}
-	if sum != r.CompletionTokens {
+	s.explainChunkTokens(r, sum)
+}
+
+// explainChunkTokens sorts out a request whose content chunks carry fewer
+// tokens (sum) than its usage: an EOS token counted but never streamed
+// (stopped with finish_reason "stop"), tokens streamed with empty text
+// (at most one per chunk without content), or else chunks that coalesced
+// tokens.
+func (s *Summary) explainChunkTokens(r *Record, sum int) {
+	missing := r.CompletionTokens - sum
+	if missing == 0 {
+		return
+	}
+	if !r.UsageReported || missing < 0 {
 		s.ChunkTokenMismatches++
+		return
+	}
+	if r.FinishReason == "stop" {
+		s.EOSNotStreamed++
+		missing--
+	}
+	switch {
+	case missing == 0:
+	case missing <= r.EmptyChunks:
+		s.EmptyTextTokens++
+	default:
+		s.ChunkTokenMismatches++
+	}
+}
+
+// cachedShare sums the prompt-cache hits of the ok requests that report
+// them and their share of those requests' prompt tokens.
+func (s *Summary) cachedShare(recs []Record) {
+	var prompt int64
+	for i := range recs {
+		r := &recs[i]
+		if !r.OK || r.CachedTokens == nil {
+			continue
+		}
+		s.CachedReported++
+		s.CachedTokens += int64(*r.CachedTokens)
+		prompt += int64(r.PromptTokens)
+	}
+	if s.CachedReported > 0 && prompt > 0 {
+		sh := float64(s.CachedTokens) / float64(prompt)
+		s.CachedShare = &sh
 	}
 }
 

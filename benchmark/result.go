@@ -210,8 +210,34 @@ type Summary struct {
 	// ChunkTokenMismatches counts ok requests whose per-chunk token counts
 	// do not add up to completion_tokens (a server that coalesces tokens
 	// without continuous usage or token_ids): for them itl_per_token_ms and
-	// tokens_per_chunk assume one token per chunk.
+	// tokens_per_chunk assume one token per chunk. Requests counted in
+	// EOSNotStreamed or EmptyTextTokens are not counted here.
 	ChunkTokenMismatches int `json:"chunk_token_mismatches"`
+	// EOSNotStreamed counts ok requests that stopped at the end-of-sequence
+	// token (finish_reason "stop") whose usage counts one token more than
+	// their chunks carry: the engine (llama.cpp) counts the EOS token,
+	// which it never streams.
+	EOSNotStreamed int `json:"eos_not_streamed"`
+	// EmptyTextTokens counts ok requests whose usage counts more tokens
+	// than their content chunks (EOS aside) by no more than their chunks
+	// without content: tokens streamed with empty text, one per chunk (a
+	// token that decodes to nothing, or bytes held back until a character
+	// is complete). Not counted in ChunkTokenMismatches.
+	EmptyTextTokens int `json:"empty_text_tokens"`
+	// Retried counts sent requests (ok or not) that failed on a reused
+	// connection before any byte of the response arrived, so never
+	// reached the server, and were sent again once on a fresh connection.
+	Retried int `json:"retried"`
+	// CachedTokens sums usage.prompt_tokens_details.cached_tokens over the
+	// ok requests that report it (CachedReported of them); CachedShare is
+	// CachedTokens over those requests' prompt tokens, null when none
+	// reports it.
+	CachedTokens   int64    `json:"cached_tokens"`
+	CachedReported int      `json:"cached_reported"`
+	CachedShare    *float64 `json:"cached_share"`
+	// ServerTimings compares the client's clock with the engine's own
+	// per-request timings; nil when no ok request carried any.
+	ServerTimings *TimingCheck `json:"server_timings,omitempty"`
 }
 
 // Sweep is a series of measured runs over offered concurrency or rate.
@@ -265,4 +291,21 @@ type Record struct {
 	FixedLength      bool   `json:"fixed_length,omitempty"`
 	RequestedTokens  int    `json:"requested_tokens"`
 	LengthMismatch   bool   `json:"length_mismatch,omitempty"`
+	// EmptyChunks counts chunks with a choice but no content, no
+	// finish_reason and no usage (a chat role chunk, or a token whose text
+	// is empty or held back, which llama.cpp streams as "").
+	EmptyChunks int `json:"empty_chunks,omitempty"`
+	// CachedTokens is usage.prompt_tokens_details.cached_tokens, the
+	// prompt tokens the server took from its prefix cache; absent when the
+	// server did not report it.
+	CachedTokens *int `json:"cached_tokens,omitempty"`
+	// Retried is set when the first send failed on a reused connection
+	// before any response byte (RetryReason says how) and the request was
+	// sent again on a fresh connection. Latencies count from the first
+	// send.
+	Retried     bool   `json:"retried,omitempty"`
+	RetryReason string `json:"retry_reason,omitempty"`
+	// ServerTimings are the engine's own timings of this request, when it
+	// reports them (llama.cpp's "timings" in the last chunk).
+	ServerTimings *ServerTimings `json:"server_timings,omitempty"`
 }

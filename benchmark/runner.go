@@ -161,6 +161,12 @@ func (r *runner) manifest() Manifest {
 	if info.Root != "" && info.Root != r.model {
 		m.Extra = map[string]string{"model_root": info.Root}
 	}
+	for k, v := range info.Extra {
+		if m.Extra == nil {
+			m.Extra = map[string]string{}
+		}
+		m.Extra[k] = v
+	}
 	_ = m.SetAll(cfg.Manifest.Fields) // validated before the run
 	return m
 }
@@ -224,9 +230,6 @@ func (r *runner) sweep(ctx context.Context, warm Phase) error {
 	if cfg.SweepKind == "" {
 		values = []float64{0}
 	}
-	if len(values) > 1 && !cfg.Load.ResetPrefixCache {
-		r.warn.add("sweep: every step re-sends the same prompts and the prefix cache is not reset between steps (--reset-prefix-cache): later steps may hit the cache and look faster")
-	}
 	var steps []SweepStep
 	for si, v := range values {
 		if r.res.Incomplete || ctx.Err() != nil {
@@ -238,6 +241,9 @@ func (r *runner) sweep(ctx context.Context, warm Phase) error {
 			return err
 		}
 		steps = append(steps, st)
+	}
+	if len(values) > 1 && !cfg.Load.ResetPrefixCache && !noCacheHits(steps) {
+		r.warn.add("sweep: every step re-sends the same prompts and the prefix cache is not reset between steps (--reset-prefix-cache): later steps may hit the cache and look faster")
 	}
 	res := r.res
 	if len(steps) == 0 {
@@ -339,6 +345,7 @@ func stepWarnings(w *warnings, sl *LoadPolicy, sum *Summary, out *stepOut) {
 	if sum.ChunkTokenMismatches > 0 {
 		w.add(fmt.Sprintf("%d successful requests had chunk token counts that do not add up to usage.completion_tokens (tokens coalesced without continuous usage or token_ids): itl_per_token_ms and tokens_per_chunk count one token per chunk for them", sum.ChunkTokenMismatches))
 	}
+	requestWarnings(w, sum)
 	if sl.DurationS > 0 && out.notSent == 0 && !out.interrupted {
 		w.add(fmt.Sprintf("the workload ran out before --duration %gs: every request was sent", sl.DurationS))
 	}

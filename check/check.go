@@ -149,6 +149,8 @@ type Endpoint struct {
 	URL    string `json:"url"`
 	Model  string `json:"model"`
 	Engine string `json:"engine"` // request style used
+	// EvidenceSource says where the style's strongest evidence comes from.
+	EvidenceSource string `json:"evidence_source,omitempty"`
 }
 
 // Summary counts the outcome.

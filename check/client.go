@@ -44,6 +44,8 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 	}
 	ca := &client{t: a, opt: opt, style: style(a.Engine)}
 	cb := &client{t: b, opt: opt, style: style(b.Engine)}
+	ca.resolveAuto(ctx)
+	cb.resolveAuto(ctx)
 	rep := &Report{
 		Schema:   Schema,
 		Workload: WorkloadInfo{Path: w.Path, SHA256: w.SHA256, Count: len(w.Requests)},
@@ -64,8 +66,8 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 			opt.Progress(i+1, len(w.Requests))
 		}
 	}
-	rep.A = Endpoint{URL: a.URL, Model: a.Model, Engine: ca.style}
-	rep.B = Endpoint{URL: b.URL, Model: b.Model, Engine: cb.style}
+	rep.A = Endpoint{URL: a.URL, Model: a.Model, Engine: ca.style, EvidenceSource: evidenceSource(engine.Dialect(ca.style))}
+	rep.B = Endpoint{URL: b.URL, Model: b.Model, Engine: cb.style, EvidenceSource: evidenceSource(engine.Dialect(cb.style))}
 	rep.Summary = Summarize(rep.Requests)
 	if rep.Summary.Requests < len(w.Requests) {
 		rep.Summary.Passed = false
@@ -144,7 +146,9 @@ func (c *client) openAIBody(req *workload.Request, d engine.Dialect) (string, ma
 	}
 	if req.FixedLength && d.FixedLength() {
 		body["ignore_eos"] = true
-		body["min_tokens"] = req.MaxTokens
+		if d.MinTokens() {
+			body["min_tokens"] = req.MaxTokens
+		}
 	}
 	if d.TokenIDs() {
 		body["return_token_ids"] = true
@@ -217,10 +221,8 @@ type openAIResp struct {
 		TokenIDs       []int  `json:"token_ids"`
 		PromptTokenIDs []int  `json:"prompt_token_ids"`
 		Logprobs       *struct {
-			Tokens  []string `json:"tokens"`
-			Content []struct {
-				Token string `json:"token"`
-			} `json:"content"`
+			Tokens  []string       `json:"tokens"`
+			Content []logprobEntry `json:"content"`
 		} `json:"logprobs"`
 	} `json:"choices"`
 	PromptTokenIDs []int `json:"prompt_token_ids"`
@@ -257,7 +259,11 @@ func parseOpenAI(data []byte) (Output, error) {
 			}
 		}
 		o.LogprobTokens = toks
-		// vLLM's --return-tokens-as-token-ids spells each token "token_id:N".
+		// llama.cpp gives each token's id beside it; vLLM's
+		// --return-tokens-as-token-ids spells each token "token_id:N".
+		if o.TokenIDs == nil {
+			o.TokenIDs = contentIDs(ch.Logprobs.Content)
+		}
 		if o.TokenIDs == nil {
 			o.TokenIDs = idsFromTokens(toks)
 		}

@@ -16,9 +16,12 @@ func TestDialects(t *testing.T) {
 		{TRTLLM, true, false, "max_tokens", "", nil, nil, 1},
 		{TGI, false, false, "max_tokens", "", true, 1, 1},
 		{OpenAI, false, false, "max_completion_tokens", "", true, 1, 0},
+		{LlamaCpp, true, false, "max_completion_tokens", "", true, 1, 0},
 	} {
 		d := tc.d
-		if d.FixedLength() != tc.fixed || d.TopK() != tc.fixed || d.ContinuousUsage() != tc.fixed || d.Generate() != tc.generate ||
+		llama := d == LlamaCpp
+		if d.FixedLength() != tc.fixed || d.TopK() != tc.fixed || d.ContinuousUsage() != (tc.fixed && !llama) ||
+			d.MinTokens() != (tc.fixed && !llama) || d.Generate() != tc.generate ||
 			d.ChatMaxTokens() != tc.chatMax || d.PrefixCacheReset() != tc.reset || d.Logprobs(true) != tc.logprobsChat ||
 			d.Logprobs(false) != tc.logprobsComplete || len(d.VersionPaths()) != tc.versions {
 			t.Errorf("%s: dialect facts differ from the table", d)

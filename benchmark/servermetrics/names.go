@@ -49,17 +49,20 @@ var specs = []spec{
 		{name: "vllm:kv_cache_usage_perc"},
 		{name: "vllm:gpu_cache_usage_perc"},
 		{name: "sglang:token_usage"},
-		{name: "trtllm_kv_cache_utilization"}, // TensorRT-LLM /prometheus/metrics
+		{name: "trtllm_kv_cache_utilization"},   // TensorRT-LLM /prometheus/metrics
+		{name: "llamacpp:kv_cache_usage_ratio"}, // llama.cpp builds that export it
 	}},
 	{Name: "requests_running", Kind: Gauge, Unit: "requests", combine: sumLabels, sources: []source{
 		{name: "vllm:num_requests_running"},
 		{name: "sglang:num_running_reqs"},
 		{name: "tgi_batch_current_size"},
+		{name: "llamacpp:requests_processing"},
 	}},
 	{Name: "requests_waiting", Kind: Gauge, Unit: "requests", combine: sumLabels, sources: []source{
 		{name: "vllm:num_requests_waiting"},
 		{name: "sglang:num_queue_reqs"},
 		{name: "tgi_queue_size"},
+		{name: "llamacpp:requests_deferred"}, // waiting for a free slot
 	}},
 	{Name: "preemptions", Kind: Counter, Unit: "preemptions", combine: sumLabels, sources: []source{
 		{name: "vllm:num_preemptions_total"},
@@ -82,11 +85,18 @@ var specs = []spec{
 		{name: "vllm:prompt_tokens_total"},
 		{name: "sglang:prompt_tokens_total"},
 		{name: "tgi_request_input_length"}, // histogram: its _sum
+		// llama.cpp counts the prompt tokens it processed: tokens served
+		// from its prompt cache are not in it.
+		{name: "llamacpp:prompt_tokens_total"},
 	}},
 	{Name: "generation_tokens", Kind: Counter, Unit: "tokens", combine: sumLabels, sources: []source{
 		{name: "vllm:generation_tokens_total"},
 		{name: "sglang:generation_tokens_total"},
 		{name: "tgi_request_generated_tokens"}, // histogram: its _sum
+		{name: "llamacpp:tokens_predicted_total"},
+	}},
+	{Name: "decode_calls", Kind: Counter, Unit: "calls", combine: sumLabels, sources: []source{
+		{name: "llamacpp:n_decode_total"}, // llama_decode() calls: batches run
 	}},
 	{Name: "gpu_memory_used", Kind: Gauge, Unit: "bytes", combine: sumLabels, sources: []source{
 		{name: "DCGM_FI_DEV_FB_USED", scale: mib}, // dcgm-exporter, MiB per GPU
@@ -104,6 +114,8 @@ func engineOf(family string) string {
 		return "tgi"
 	case strings.HasPrefix(family, "trtllm"):
 		return "trtllm"
+	case strings.HasPrefix(family, "llamacpp:"):
+		return "llamacpp"
 	case strings.HasPrefix(family, "DCGM_"):
 		return "dcgm"
 	}

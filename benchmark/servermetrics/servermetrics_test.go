@@ -80,6 +80,27 @@ tgi_request_generated_tokens_sum 96
 tgi_request_generated_tokens_count 3
 `
 
+// llamaPage is llama-server's /metrics (with --metrics), as this build
+// writes it: no KV-cache gauge.
+const llamaPage = `# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed.
+# TYPE llamacpp:prompt_tokens_total counter
+llamacpp:prompt_tokens_total 5
+# TYPE llamacpp:prompt_seconds_total counter
+llamacpp:prompt_seconds_total 0.001
+# TYPE llamacpp:tokens_predicted_total counter
+llamacpp:tokens_predicted_total 8
+# TYPE llamacpp:n_decode_total counter
+llamacpp:n_decode_total 8
+# TYPE llamacpp:n_tokens_max counter
+llamacpp:n_tokens_max 8
+# TYPE llamacpp:requests_processing gauge
+llamacpp:requests_processing 2
+# TYPE llamacpp:requests_deferred gauge
+llamacpp:requests_deferred 1
+# TYPE llamacpp:kv_cache_usage_ratio gauge
+llamacpp:kv_cache_usage_ratio 0.125
+`
+
 const dcgmPage = `# TYPE DCGM_FI_DEV_FB_USED gauge
 DCGM_FI_DEV_FB_USED{gpu="0"} 1024
 DCGM_FI_DEV_FB_USED{gpu="1"} 2048
@@ -99,6 +120,8 @@ func TestParseEngines(t *testing.T) {
 		{"sglang", sglangPage, "sglang", map[string]float64{"requests_running": 12, "requests_waiting": 5, "kv_cache_usage": 0.28,
 			"prefix_cache_hit_rate": 0.0075, "prompt_tokens": 8128902, "generation_tokens": 7557572, "prefix_cache_hits": 120}, nil},
 		{"tgi", tgiPage, "tgi", map[string]float64{"requests_running": 9, "requests_waiting": 6, "prompt_tokens": 450, "generation_tokens": 96}, nil},
+		{"llamacpp", llamaPage, "llamacpp", map[string]float64{"requests_running": 2, "requests_waiting": 1, "kv_cache_usage": 0.125,
+			"prompt_tokens": 5, "generation_tokens": 8, "decode_calls": 8}, nil},
 		{"dcgm", dcgmPage, "dcgm", map[string]float64{"gpu_memory_used": 3072 * mib}, nil},
 	}
 	for _, tt := range tests {

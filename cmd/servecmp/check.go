@@ -38,11 +38,11 @@ func newCheckCmd(e *env) *cobra.Command {
 		Short: "Pre-flight correctness check: same requests, same output tokens on both engines?",
 		Long: `check sends every request of a small workload to both engines, one at a time,
 at temperature 0 with a fixed seed, and compares per request: success, input
-and output token counts, and the exact output token sequence. The evidence is
-token ids where the engine returns them (vLLM return_token_ids, SGLang
-/generate logprobs, trtllm-serve token_ids), else logprob tokens, else text
-(weaker: equal text does not prove equal tokens). Each mismatch is reported
-with the position of its first divergence and both continuations.
+and output token counts, and the exact output token sequence. The evidence:
+token ids where the engine returns them (vLLM return_token_ids, SGLang /generate
+logprobs, trtllm-serve token_ids, llama.cpp logprobs.content[].id), else logprob
+tokens, else text (weaker: equal text does not prove equal tokens). Mismatches
+are reported with the position of the first divergence and both continuations.
 
 Exit status 0 only when every request succeeded on both engines and matched;
 otherwise 1 (the report is still written). --quality records the separate

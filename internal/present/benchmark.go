@@ -65,6 +65,7 @@ func WriteBenchmarkText(w io.Writer, r *benchmark.Result) error {
 	if s.LengthMismatches > 0 {
 		fmt.Fprintf(tw, "length mismatches\t%d\n", s.LengthMismatches)
 	}
+	writeRequestChecks(tw, &s)
 	if err := tw.Flush(); err != nil {
 		return err
 	}

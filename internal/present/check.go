@@ -27,6 +27,11 @@ func WriteCheckText(w io.Writer, r *check.Report) {
 		}
 	}
 	fmt.Fprintf(w, "evidence: weakest %s (%s)\n", s.Evidence, strings.Join(ev, ", "))
+	for _, e := range []check.Endpoint{r.A, r.B} {
+		if e.EvidenceSource != "" {
+			fmt.Fprintf(w, "evidence offered by %s (%s): %s\n", e.URL, e.Engine, e.EvidenceSource)
+		}
+	}
 	if s.EvidenceCounts[check.Text] > 0 {
 		fmt.Fprintf(w, "note: %d request(s) were compared by text, which is weaker evidence than token ids: equal text does not prove equal tokens\n", s.EvidenceCounts[check.Text])
 	}
