@@ -7,17 +7,20 @@ import (
 	"unicode/utf8"
 )
 
-// HTML writes each table as an HTML fragment: a <table class="t"> with
-// the title as its <caption>, the headers and cells formatted exactly as
+// HTML writes each table as an HTML fragment: a <table class="t"> in a
+// <div class="t"> (a page can scroll a wide table in it), with the title
+// as its <caption>, the headers and cells formatted exactly as
 // Text formats them (units in the headers, "ns" as ms, "share" as
 // percent, "-" for a missing value), columns with a unit in cells of
 // class "num", and each note as a <p class="note"> after the table.
-// Unlike Text, long cells are not cut (Column.Max): the page wraps them.
+// Unlike Text, long cells are not cut (Column.Max): text cells longer
+// than 40 characters (kernel names) are of class "long", which a page can
+// let wrap anywhere.
 // Every string is escaped with EscapeHTML.
 func HTML(w io.Writer, ts []*Table) error {
 	var b strings.Builder
 	for _, t := range ts {
-		b.WriteString("<table class=\"t\">\n")
+		b.WriteString("<div class=\"t\"><table class=\"t\">\n")
 		if t.Title != "" {
 			b.WriteString("<caption>" + EscapeHTML(t.Title) + "</caption>\n")
 		}
@@ -34,11 +37,15 @@ func HTML(w io.Writer, ts []*Table) error {
 					v = row[i]
 				}
 				s := textCell(c.Unit, c.display(v), c.Sig3)
-				b.WriteString("<td" + numClass(c) + ">" + EscapeHTML(s) + "</td>")
+				class := numClass(c)
+				if class == "" && utf8.RuneCountInString(s) > longCell {
+					class = ` class="long"`
+				}
+				b.WriteString("<td" + class + ">" + EscapeHTML(s) + "</td>")
 			}
 			b.WriteString("</tr>\n")
 		}
-		b.WriteString("</tbody>\n</table>\n")
+		b.WriteString("</tbody>\n</table></div>\n")
 		for _, n := range t.Notes {
 			b.WriteString("<p class=\"note\">note: " + EscapeHTML(n) + "</p>\n")
 		}
@@ -46,6 +53,9 @@ func HTML(w io.Writer, ts []*Table) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// longCell is the length above which a text cell is of class "long".
+const longCell = 40
 
 // numClass marks the cells of a column with a unit, right-aligned like
 // Text's number columns.

@@ -11,23 +11,23 @@ func TestHTML(t *testing.T) {
 	if err := HTML(&b, sample()); err != nil {
 		t.Fatal(err)
 	}
-	want := `<table class="t">
+	want := `<div class="t"><table class="t">
 <caption>Regions</caption>
 <thead><tr><th>region</th><th class="num">count</th><th class="num">busy ms</th><th class="num">share %</th></tr></thead>
 <tbody>
 <tr><td>attention</td><td class="num">3</td><td class="num">1.500</td><td class="num">25.0</td></tr>
 <tr><td>ffn</td><td class="num">12</td><td class="num">0.000</td><td class="num">-</td></tr>
 </tbody>
-</table>
+</table></div>
 <p class="note">note: shares are of the window</p>
-<table class="t">
+<div class="t"><table class="t">
 <caption>Work</caption>
 <thead><tr><th>rank</th><th class="num">per_req ms/req</th></tr></thead>
 <tbody>
 <tr><td>0</td><td class="num">-</td></tr>
 <tr><td>abcdefgh</td><td class="num">2.500</td></tr>
 </tbody>
-</table>
+</table></div>
 `
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
@@ -63,5 +63,22 @@ func TestEscapeHTML(t *testing.T) {
 		if got := EscapeHTML(c.in); got != c.want {
 			t.Errorf("EscapeHTML(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+func TestHTMLLongCell(t *testing.T) {
+	name := "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>"
+	tb := &Table{Columns: []Column{{Name: "name", Max: 20}, {Name: "count", Unit: Count}}}
+	tb.Add(name, int64(3))
+	tb.Add("short", int64(1))
+	var b bytes.Buffer
+	HTML(&b, []*Table{tb})
+	for _, want := range []string{`<td class="long">` + EscapeHTML(name) + "</td>", "<td>short</td>"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %s in\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "<caption>") {
+		t.Errorf("a table without a title has a caption:\n%s", b.String())
 	}
 }
