@@ -5,7 +5,7 @@ package html
 const style = `:root { color-scheme: light; }
 body { margin: 0; background: #fff; color: #111;
   font: 14px/1.4 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", "Liberation Sans", Arial, sans-serif; }
-main { max-width: 1200px; margin: 0 auto; padding: 16px 24px 48px; }
+main { max-width: 1400px; margin: 0 auto; padding: 12px 16px 48px; }
 h1 { font-size: 1.6em; margin: 0.4em 0; }
 h2 { font-size: 1.3em; margin: 1.2em 0 0.4em; border-bottom: 2px solid #ccc; }
 h3 { font-size: 1.1em; margin: 1em 0 0.4em; }
@@ -16,10 +16,10 @@ ul.warnings li { color: #8a4b00; }
 p.note { margin: 0.2em 0 0.8em; color: #444; font-size: 0.92em; }
 p.causal { font-style: italic; }
 div.t { overflow-x: auto; margin: 1.2em 0 0.3em; }
-table.t { border-collapse: collapse; font-size: 0.92em; font-variant-numeric: tabular-nums; }
+table.t { border-collapse: collapse; font-size: 0.85em; font-variant-numeric: tabular-nums; }
 table.t caption { caption-side: top; text-align: left; font-weight: bold; padding-bottom: 0.3em;
   width: max-content; max-width: calc(100vw - 64px); }
-table.t th, table.t td { padding: 2px 8px; border-bottom: 1px solid #e2e2e2; text-align: left; vertical-align: top; white-space: nowrap; }
+table.t th, table.t td { padding: 2px 6px; border-bottom: 1px solid #e2e2e2; text-align: left; vertical-align: top; white-space: nowrap; }
 table.t th { background: #eef1f4; border-bottom: 1px solid #bbb; }
 table.t .num { text-align: right; }
 table.t td.long { white-space: normal; overflow-wrap: anywhere; min-width: 24em; }
