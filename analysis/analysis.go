@@ -44,6 +44,10 @@ type Options struct {
 	// Parallelism caps the files and ranks worked on at once; 0 means
 	// GOMAXPROCS.
 	Parallelism int
+	// WorkWindowNs is the profile window recorded with the work of
+	// --work-from (Flags.Options); a rank whose window differs from it by
+	// more than SpanTolerance is warned about. 0: none.
+	WorkWindowNs int64
 }
 
 // Run analyses the inputs with the rule set and returns their report:
@@ -74,6 +78,7 @@ func Run(ctx context.Context, inputs []Input, set *rules.Set, opts Options) (*cl
 		return nil, err
 	}
 	rep.AddWarnings(warns...)
+	rep.AddWarnings(spanWarnings(rep.Ranks, opts)...)
 	return rep, nil
 }
 

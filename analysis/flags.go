@@ -21,6 +21,7 @@ type Flags struct {
 	SkipEnd    string // duration trimmed from the window's end
 	Iteration  string // RE2 of the iteration ranges
 	Work       string // requests=N,output_tokens=M,input_tokens=K
+	WorkFrom   string // result file of servecmp profile (Options reads it)
 }
 
 // Summary parses f. Every error is one line naming the flag.

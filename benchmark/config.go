@@ -64,6 +64,14 @@ type Config struct {
 	OnRecord func(*Record) error
 	// Progress, when non-nil, is updated as requests end.
 	Progress *Progress
+
+	// OnStart, when non-nil, is called as each measured step starts, with
+	// the step's index and its t=0, before its first send; it must return
+	// quickly. SendUntil, when non-nil, ends a measured step's sending once
+	// it is closed, as a reached --duration deadline would (servecmp
+	// profile holds the load until its stop call has returned).
+	OnStart   func(step int, t0 time.Time)
+	SendUntil <-chan struct{}
 }
 
 // MetricsConfig says where and how often to scrape the server's

@@ -1,6 +1,10 @@
 package benchmark
 
-import "github.com/servecmp/servecmp/benchmark/servermetrics"
+import (
+	"time"
+
+	"github.com/servecmp/servecmp/benchmark/servermetrics"
+)
 
 // Schema names the result file format written by servecmp benchmark.
 const Schema = "servecmp.result/1"
@@ -31,6 +35,10 @@ type Result struct {
 	// that could not finish); the figures cover what completed.
 	Incomplete bool     `json:"incomplete"`
 	Warnings   []string `json:"warnings"`
+	// StartedAt is the wall-clock instant (UTC) the run began, warmup
+	// included; compare orders the runs of A and B by it (interleaved or
+	// blocked). Absent (zero) in results written before it existed.
+	StartedAt time.Time `json:"started_at,omitzero"`
 }
 
 // Manifest records what was measured and how, so that two results can be

@@ -130,9 +130,10 @@ func (r *runner) prepare(ctx context.Context) error {
 		return errors.New("no model given and the server lists no model at /v1/models")
 	}
 	r.res = &Result{
-		Schema:   Schema,
-		Manifest: r.manifest(),
-		Workload: WorkloadInfo{Path: cfg.Workload.Path, SHA256: cfg.Workload.SHA256, Count: len(r.reqs)},
+		Schema:    Schema,
+		Manifest:  r.manifest(),
+		Workload:  WorkloadInfo{Path: cfg.Workload.Path, SHA256: cfg.Workload.SHA256, Count: len(r.reqs)},
+		StartedAt: time.Now().UTC(),
 	}
 	r.prep = make([]prepared, len(r.reqs))
 	for i := range r.reqs {
@@ -285,7 +286,7 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 	// A counter baseline at the measured phase's start, so that warmup
 	// work is not counted in the window's increase.
 	r.metrics.baseline()
-	out := runStep(ctx, r.client, r.prep, offsets, sl, si, r.record, cfg.Progress)
+	out := runStep(ctx, r.client, r.prep, offsets, sl, si, r.record, cfg.Progress, cfg.hooks(si))
 	r.starts = append(r.starts, out.start)
 	if out.interrupted {
 		r.res.Incomplete = true

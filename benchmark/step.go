@@ -26,15 +26,38 @@ type step struct {
 	wg         sync.WaitGroup
 	onRecord   func(*Record)
 	prog       *Progress
+	until      <-chan struct{} // closed: stop sending (Config.SendUntil)
+}
+
+// stepHooks are a measured step's hooks from Config.
+type stepHooks struct {
+	onStart func(time.Time)
+	until   <-chan struct{}
+}
+
+// hooks returns measured step si's hooks.
+func (c *Config) hooks(si int) stepHooks {
+	h := stepHooks{until: c.SendUntil}
+	if c.OnStart != nil {
+		h.onStart = func(t0 time.Time) { c.OnStart(si, t0) }
+	}
+	return h
 }
 
 // runStep sends reqs under policy l and drains. offsets (seconds) is the
 // open-loop schedule, nil for a closed loop. index is the records' step
 // index. t=0 is the step's start, which is also the first scheduled send.
+// A measured step passes its hooks (at most one).
 func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64, l LoadPolicy, index int,
-	onRecord func(*Record), prog *Progress) stepOut {
+	onRecord func(*Record), prog *Progress, hooks ...stepHooks) stepOut {
 	s := &step{ctx: ctx, c: c, clk: newClock(), reqs: reqs, recs: make([]Record, len(reqs)), sent: make([]bool, len(reqs)),
 		index: index, deadline: durSeconds(l.DurationS), onRecord: onRecord, prog: prog}
+	for _, h := range hooks {
+		s.until = h.until
+		if h.onStart != nil {
+			h.onStart(s.clk.start)
+		}
+	}
 	s.reqCtx, s.cancelReqs = context.WithCancelCause(context.Background())
 	defer s.cancelReqs(nil)
 	if offsets == nil {
@@ -61,9 +84,20 @@ func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64,
 	return out
 }
 
-// stopped reports whether sending must stop: interrupt or deadline.
+// stopped reports whether sending must stop: interrupt, deadline or
+// SendUntil.
 func (s *step) stopped() bool {
-	return s.ctx.Err() != nil || (s.deadline > 0 && s.clk.now() >= s.deadline)
+	return s.ctx.Err() != nil || (s.deadline > 0 && s.clk.now() >= s.deadline) || s.released()
+}
+
+// released reports whether SendUntil is closed.
+func (s *step) released() bool {
+	select {
+	case <-s.until:
+		return true
+	default:
+		return false
+	}
 }
 
 // exec sends request i and accounts for it.
@@ -125,6 +159,7 @@ func (s *step) closedLoop(conc int) {
 	select {
 	case <-exhausted:
 	case <-dl:
+	case <-s.until:
 	case <-s.ctx.Done():
 	}
 }
@@ -153,11 +188,13 @@ func (s *step) openLoop(offsets []float64, maxConc int) {
 			timer.Reset(d)
 			select {
 			case <-timer.C:
+			case <-s.until:
+				return
 			case <-s.ctx.Done():
 				return
 			}
 		}
-		if s.ctx.Err() != nil {
+		if s.ctx.Err() != nil || s.released() {
 			return
 		}
 		capDelayed, ok := s.acquire(sem)
@@ -189,6 +226,8 @@ func (s *step) acquire(sem chan struct{}) (capDelayed, ok bool) {
 		capDelayed = true
 		select {
 		case sem <- struct{}{}:
+		case <-s.until:
+			return capDelayed, false
 		case <-s.ctx.Done():
 			return capDelayed, false
 		}

@@ -76,7 +76,9 @@ func Summarize(c *event.Capture, rank *event.Rank, labels []Label, opt Options) 
 	switch {
 	case opt.Work != nil:
 		w := *opt.Work
-		w.From = "flag"
+		if w.From == "" {
+			w.From = "flag"
+		}
 		s.Work = &w
 	case s.Iterations != nil:
 		// A pattern without count groups (or iterations that carry no

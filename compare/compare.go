@@ -12,9 +12,11 @@
 // Units: latencies are milliseconds, throughputs per second, GPU times
 // nanoseconds, shares fractions in [0, 1]. Deltas are (B−A)/A in percent and
 // confidence intervals bound B−A in the metric's unit. A verdict "a" means A
-// is better (lower latency or completion time, higher throughput), "b" that
-// B is, "~" that the difference is not distinguishable from noise at the
-// chosen alpha or could not be tested.
+// is significantly better (lower latency or completion time, higher
+// throughput), "b" that B is, "~" that no difference was found although the
+// runs could have detected one of 10% of A, and NeedsMoreRuns that none was
+// found and the runs were too few for their spread to tell (verdicts.go:
+// the run, not the request, is the unit of every test).
 //
 // LoadInput reads the files of a comparison and New builds the Report, the
 // versioned saved type (Schema) that WriteJSON writes; the readings for
@@ -82,6 +84,9 @@ type Report struct {
 	// and waiting requests, memory, preemptions) of both sides.
 	Server []ServerMetric `json:"server_metrics"`
 	Sweeps []SweepCurve   `json:"sweeps,omitempty"`
+	// Design is the order the runs were made in, and whether the verdicts
+	// paired them.
+	Design Design `json:"design"`
 	// Latency holds the pooled per-request samples behind the latency rows
 	// (for CDF plots and the workbook); empty without records.
 	Latency []LatencySample `json:"-"`
@@ -95,7 +100,12 @@ type Report struct {
 }
 
 // Schema names the JSON report format.
-const Schema = "servecmp.compare/1"
+//
+// Version 2: latency verdicts take the run as the unit (p_value, ci_low,
+// ci_high, n_a and n_b describe the per-run test and the hierarchical
+// bootstrap, ITL rows are statistics of per-request mean gaps), verdict
+// may be NeedsMoreRuns, and mdd_pct, runs_needed, reason and design are new.
+const Schema = "servecmp.compare/2"
 
 // WriteJSON writes the report as indented JSON, the saved format Schema
 // names.
@@ -160,15 +170,25 @@ type Metric struct {
 	CILow    *float64 `json:"ci_low"`
 	CIHigh   *float64 `json:"ci_high"`
 	Method   string   `json:"method"`
-	// NA and NB are the sample sizes behind the test: requests when pooled
-	// from records, runs otherwise.
+	// NA and NB are the runs behind the test (pairs when paired), the unit
+	// of every verdict.
 	NA int `json:"n_a"`
 	NB int `json:"n_b"`
-	// SDA and SDB are the run-to-run standard deviations of per-run values
-	// (0 with a single run, or for pooled latency rows).
-	SDA  float64 `json:"sd_a"`
-	SDB  float64 `json:"sd_b"`
-	Note string  `json:"note,omitempty"`
+	// SDA and SDB are the run-to-run standard deviations of the per-run
+	// values (0 with a single run).
+	SDA float64 `json:"sd_a"`
+	SDB float64 `json:"sd_b"`
+	// MDDPct is the minimum detectable difference, in percent of A: the
+	// smallest B−A the per-run test would find with power 0.8 at alpha,
+	// given the run-to-run spread; nil with fewer than two runs on a side.
+	MDDPct *float64 `json:"mdd_pct"`
+	// RunsNeeded is, when Verdict is NeedsMoreRuns, the runs per side
+	// (pairs when paired) recommended to detect the larger of the observed
+	// difference and 10% of A; 0 otherwise.
+	RunsNeeded int `json:"runs_needed"`
+	// Reason says in one line why the verdict is what it is.
+	Reason string `json:"reason,omitempty"`
+	Note   string `json:"note,omitempty"`
 }
 
 // Count is a descriptive total over all runs of a side.

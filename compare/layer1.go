@@ -63,8 +63,7 @@ func New(in Input) (*Report, error) {
 	r.contract(runsA, runsB, in.Intentional)
 	r.correctness(in)
 	r.phase(runsA, runsB)
-	r.latency(runsA, runsB, in)
-	r.throughput(runsA, runsB, in.Alpha)
+	r.verdicts(runsA, runsB, in)
 	r.counts(runsA, runsB)
 	r.serverMetrics(runsA, runsB)
 	r.RequestsA, r.RequestsB = in.RecordsA, in.RecordsB
@@ -335,90 +334,9 @@ func finite(f float64) *float64 {
 	return &f
 }
 
-// verdictFromDiff turns a significant B−A difference into a verdict.
-func verdictFromDiff(diff float64, lowerBetter bool) string {
-	if diff == 0 {
-		return "~"
-	}
-	if (diff < 0) == lowerBetter {
-		return "b"
-	}
-	return "a"
-}
-
 // clustered latency kinds have many values per request; their tests use
 // the request as the unit.
 var clustered = map[string]bool{"itl_ms": true, "itl_per_token_ms": true}
-
-func (r *Report) latency(runsA, runsB []Run, in Input) {
-	haveRecords := len(in.RecordsA) > 0 && len(in.RecordsB) > 0
-	var ca, cb map[string][][]float64
-	if haveRecords {
-		var na, nb []string
-		ca, na = pooled(in.RecordsA)
-		cb, nb = pooled(in.RecordsB)
-		r.Notes = append(r.Notes, na...)
-		r.Notes = append(r.Notes, nb...)
-		r.Notes = append(r.Notes, fmt.Sprintf("latency rows compare per-request values pooled over runs: Mann–Whitney U (distribution shift) and a seeded bootstrap (%d resamples) of the B−A statistic; a verdict needs both p < alpha and an interval that excludes 0", in.Resamples),
-			"ITL rows use the request as the unit: the rank test compares per-request mean gaps and the bootstrap resamples whole requests",
-			"pooling treats the requests of all runs as one sample: run-to-run drift is not part of the test (sd_a/sd_b give the per-run spread of each statistic)")
-	} else if len(runsA) >= 2 && len(runsB) >= 2 {
-		r.Notes = append(r.Notes, "no records given: latency rows compare per-run summary values with Welch's t-test; pass --records-a/--records-b for per-request tests")
-	} else {
-		r.Notes = append(r.Notes, "no records and a single run on a side: latency verdicts need records (--records-a/--records-b) or repeated runs")
-	}
-	st := make([]stats.Stat, len(latencyStats))
-	for i, ls := range latencyStats {
-		st[i] = ls.stat
-	}
-	for ki, k := range latencyKinds {
-		if haveRecords {
-			xa, xb := flat(ca[k.name]), flat(cb[k.name])
-			if len(xa) == 0 || len(xb) == 0 {
-				continue
-			}
-			r.Latency = append(r.Latency, LatencySample{Name: k.name, A: xa, B: xb})
-			ua, ub := xa, xb
-			if clustered[k.name] {
-				ua, ub = means(ca[k.name]), means(cb[k.name])
-			}
-			mwu, _ := stats.MannWhitneyU(ua, ub)
-			ivs, err := stats.BootstrapClusters(ca[k.name], cb[k.name], st, in.Resamples, in.Alpha, in.Seed+uint64(ki))
-			if err != nil {
-				continue
-			}
-			for i, ls := range latencyStats {
-				a, b := ls.stat.Of(xa), ls.stat.Of(xb)
-				iv := ivs[i]
-				m := Metric{Name: k.name + "." + ls.name, Unit: "ms", A: a, B: b, DeltaPct: deltaPct(a, b),
-					PValue: finite(mwu.P), CILow: finite(iv.Low), CIHigh: finite(iv.High), Method: "mann-whitney+bootstrap",
-					NA: len(ua), NB: len(ub), Verdict: "~"}
-				if clustered[k.name] {
-					m.Method = "mann-whitney+cluster-bootstrap"
-				}
-				// The run-to-run spread of the per-run statistic shows drift
-				// that pooling does not test.
-				has := func(s *benchmark.Summary) bool { return k.dist(s).Count > 0 }
-				get := func(s *benchmark.Summary) float64 { return ls.get(k.dist(s)) }
-				_, m.SDA = meanSD(perRun(runsA, get, has))
-				_, m.SDB = meanSD(perRun(runsB, get, has))
-				if mwu.P < in.Alpha && (iv.Low > 0 || iv.High < 0) {
-					m.Verdict = verdictFromDiff(b-a, true)
-				}
-				r.Metrics = append(r.Metrics, m)
-			}
-			continue
-		}
-		for _, ls := range latencyStats {
-			va := perRun(runsA, func(s *benchmark.Summary) float64 { return ls.get(k.dist(s)) }, func(s *benchmark.Summary) bool { return k.dist(s).Count > 0 })
-			vb := perRun(runsB, func(s *benchmark.Summary) float64 { return ls.get(k.dist(s)) }, func(s *benchmark.Summary) bool { return k.dist(s).Count > 0 })
-			if len(va) == 0 || len(vb) == 0 {
-				continue
-			}
-			r.Metrics = append(r.Metrics, welchMetric(k.name+"."+ls.name, "ms", va, vb, true, in.Alpha, "needs records or repeated runs"))
-		}
-	}
-}
 
 // flat returns the pooled values of clusters, sorted.
 func flat(cs [][]float64) []float64 {
@@ -442,37 +360,6 @@ func means(cs [][]float64) []float64 {
 	return out
 }
 
-func perRun(runs []Run, get func(*benchmark.Summary) float64, ok func(*benchmark.Summary) bool) []float64 {
-	var out []float64
-	for _, run := range runs {
-		s := &run.Result.Summary
-		if ok(s) {
-			out = append(out, get(s))
-		}
-	}
-	return out
-}
-
-// welchMetric compares per-run values; with fewer than two runs on a side
-// the verdict is "~" with a note.
-func welchMetric(name, unit string, va, vb []float64, lowerBetter bool, alpha float64, single string) Metric {
-	ma, sda := meanSD(va)
-	mb, sdb := meanSD(vb)
-	m := Metric{Name: name, Unit: unit, A: ma, B: mb, DeltaPct: deltaPct(ma, mb), Verdict: "~", NA: len(va), NB: len(vb), SDA: sda, SDB: sdb}
-	w, err := stats.WelchT(va, vb, alpha)
-	if err != nil {
-		m.Method = "none"
-		m.Note = fmt.Sprintf("%d run(s) for A, %d for B: %s", len(va), len(vb), single)
-		return m
-	}
-	m.Method = "welch-t"
-	m.PValue, m.CILow, m.CIHigh = finite(w.P), finite(w.CILow), finite(w.CIHigh)
-	if w.P < alpha {
-		m.Verdict = verdictFromDiff(mb-ma, lowerBetter)
-	}
-	return m
-}
-
 func meanSD(v []float64) (mean, sd float64) {
 	if len(v) == 0 {
 		return math.NaN(), 0
@@ -491,7 +378,7 @@ func meanSD(v []float64) (mean, sd float64) {
 	return mean, math.Sqrt(ss / float64(len(v)-1))
 }
 
-// throughputMetrics are the per-run figures compared with Welch's t-test.
+// throughputMetrics are the per-run figures compared run by run (verdicts.go).
 // The steady_* rows divide the work done inside the steady-state window
 // (the offered load held) by that window, where the summary's figures
 // divide successful work by the whole run, drain included: with --duration
@@ -511,32 +398,6 @@ var throughputMetrics = []struct {
 		func(r *benchmark.Result) bool { return r.Phases.Steady.DurationS > 0 }},
 	{"completion_time_s", "s", true, func(r *benchmark.Result) float64 { return *r.Summary.CompletionTimeS },
 		func(r *benchmark.Result) bool { return r.Summary.CompletionTimeS != nil }},
-}
-
-func (r *Report) throughput(runsA, runsB []Run, alpha float64) {
-	single := false
-	for _, t := range throughputMetrics {
-		var va, vb []float64
-		for _, run := range runsA {
-			if t.ok == nil || t.ok(run.Result) {
-				va = append(va, t.get(run.Result))
-			}
-		}
-		for _, run := range runsB {
-			if t.ok == nil || t.ok(run.Result) {
-				vb = append(vb, t.get(run.Result))
-			}
-		}
-		if len(va) == 0 || len(vb) == 0 {
-			continue
-		}
-		m := welchMetric(t.name, t.unit, va, vb, t.lowerBetter, alpha, "a throughput verdict needs repeated runs")
-		single = single || m.Method == "none"
-		r.Metrics = append(r.Metrics, m)
-	}
-	if single {
-		r.Notes = append(r.Notes, "throughput verdicts need at least two runs per side (Welch's t-test on per-run values); repeat the runs")
-	}
 }
 
 func (r *Report) counts(runsA, runsB []Run) {

@@ -23,7 +23,11 @@ type GPUTime struct {
 	// Basis says what the deltas are normalised by: "output_token",
 	// "request" or "none" (raw busy time; the captures may cover different
 	// amounts of work).
-	Basis       string   `json:"basis"`
+	Basis string `json:"basis"`
+	// WorkFrom is set when both sides' work came from the profile windows
+	// recorded by servecmp profile (analyze --work-from): it names the
+	// result files, e.g. "A: a.json, B: b.json".
+	WorkFrom    string   `json:"work_from,omitempty"`
 	Limitations []string `json:"limitations"`
 	Note        string   `json:"note"`
 }
@@ -131,6 +135,9 @@ func gpuTime(pa, pb []Profile) *GPUTime {
 	default:
 		g.Limitations = append(g.Limitations, "completed work is unknown on at least one side: deltas compare raw busy time of windows that may hold different amounts of work (give analyze --work)")
 	}
+	if g.Basis != "none" && fromWindow(ba.Work) && fromWindow(bb.Work) {
+		g.WorkFrom = fmt.Sprintf("A: %s, B: %s", ba.Work.From, bb.Work.From)
+	}
 	if g.Basis != "none" && (ba.Work.Requests != bb.Work.Requests || ba.Work.OutputTokens != bb.Work.OutputTokens) {
 		g.Limitations = append(g.Limitations, fmt.Sprintf("the captures completed different work (A %d requests / %d output tokens, B %d / %d): deltas are per %s",
 			ba.Work.Requests, ba.Work.OutputTokens, bb.Work.Requests, bb.Work.OutputTokens, g.Basis))
@@ -190,4 +197,10 @@ func TopShapes(r *classify.RankSummary, n int) []classify.ShapeStat {
 		}
 	}
 	return out
+}
+
+// fromWindow reports whether w came from a profile window (analyze
+// --work-from names the result file), not from --work or iterations.
+func fromWindow(w *classify.Work) bool {
+	return w.From != "" && w.From != "flag" && w.From != "iterations"
 }

@@ -148,7 +148,7 @@ func openNSys(ctx context.Context, path string, opts event.Options) (*event.Capt
 	}
 	defer db.Close()
 	db.SetMaxIdleConns(8)
-	c, err := nsys.Read(ctx, db, path, opts)
+	c, err := nsys.ReadWith(ctx, db, path, opts, nsys.Config{File: path})
 	if err != nil {
 		return nil, wrap(path, err)
 	}

@@ -30,7 +30,7 @@ func openRO(t testing.TB, path string) *sql.DB {
 
 func read(t testing.TB, path string, opts event.Options) *event.Capture {
 	t.Helper()
-	c, err := Read(context.Background(), openRO(t, path), path, opts)
+	c, err := ReadWith(context.Background(), openRO(t, path), path, opts, Config{File: path})
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
@@ -412,9 +412,9 @@ func TestNVTXRepairs(t *testing.T) {
 	}
 }
 
-// TestParallelAndDriverPaths reads one export through the parallel C scan
-// and through the database/sql driver path, one chunk each, and demands
-// identical captures.
+// TestParallelAndDriverPaths reads one export through the fast scanner
+// (where built in), in parallel chunks, and through the database/sql
+// driver path in one chunk, and demands identical captures.
 func TestParallelAndDriverPaths(t *testing.T) {
 	b := nsystest.New(nsystest.Schema2024)
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -428,13 +428,14 @@ func TestParallelAndDriverPaths(t *testing.T) {
 	}
 	path := b.Write(t)
 
-	oldChunk := minChunk
-	minChunk = 256
-	par := read(t, path, event.All)
-	minChunk = oldChunk
-	forceDriverPath = true
-	seq := read(t, path, event.All)
-	forceDriverPath = false
+	par, err := ReadWith(context.Background(), openRO(t, path), path, event.All, Config{File: path, MinChunk: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, err := ReadWith(context.Background(), openRO(t, path), path, event.All, Config{MinChunk: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	if len(par.Ranks) != 6 || len(seq.Ranks) != 6 {
 		t.Fatalf("ranks %d %d, want 6", len(par.Ranks), len(seq.Ranks))
@@ -461,6 +462,20 @@ func TestParallelAndDriverPaths(t *testing.T) {
 		}
 		if p.SpanStart != s.SpanStart || p.SpanEnd != s.SpanEnd {
 			t.Errorf("rank %d span differs", i)
+		}
+		// launches of a process come in no defined order
+		lkey := func(c *event.Capture, l event.Launch) string {
+			return fmt.Sprintf("%d %d %d %d %s", l.Start, l.End, l.Correlation, l.TID, c.Names.Name(l.Name))
+		}
+		a, bb = a[:0], bb[:0]
+		for j := range p.Launches {
+			a = append(a, lkey(par, p.Launches[j]))
+			bb = append(bb, lkey(seq, s.Launches[j]))
+		}
+		slices.Sort(a)
+		slices.Sort(bb)
+		if !slices.Equal(a, bb) {
+			t.Errorf("rank %d launches differ between paths", i)
 		}
 	}
 	if total != 5000+100 {

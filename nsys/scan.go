@@ -106,26 +106,6 @@ func rowidRange(ctx context.Context, db *sql.DB, t string) (lo, hi int64, ok boo
 // more rows than this is refused rather than trusted.
 const maxRowSpan = 1 << 28
 
-// minChunk is the smallest rowid range worth its own connection (a
-// variable so that tests can exercise the parallel path on small files).
-var minChunk int64 = 1 << 17
-
-// chunks splits the rowid range [lo, hi] into at most n ranges of at
-// least minChunk rows.
-func chunks(lo, hi int64, n int) [][2]int64 {
-	span := hi - lo + 1
-	if k := int(span / minChunk); k < n {
-		n = max(k, 1)
-	}
-	out := make([][2]int64, 0, n)
-	for i := range n {
-		a := lo + span*int64(i)/int64(n)
-		b := lo + span*int64(i+1)/int64(n) - 1
-		out = append(out, [2]int64{a, b})
-	}
-	return out
-}
-
 // workers is how many connections scan one table at once.
 func workers() int { return min(runtime.GOMAXPROCS(0), 4) }
 

@@ -30,6 +30,10 @@
 // hits and queries are counted in tokens, as vLLM does, and the last
 // block of a fully cached prompt is recomputed.
 //
+// With ProfileDir set it serves the imitated engine's profiler endpoints
+// and writes a PyTorch-profiler trace of the steps inside each window,
+// whose device time is the cost model's (profiler.go, trace.go).
+//
 // Times are time.Duration; rates are probabilities in [0, 1].
 package servesim
 
@@ -84,6 +88,9 @@ type Config struct {
 	// Strict rejects request bodies with unknown fields (HTTP 400), as
 	// trtllm-serve does.
 	Strict bool
+	// ProfileDir, when set, serves the profiler endpoints of EngineName
+	// (see profiler.go) and writes the traces there.
+	ProfileDir string
 }
 
 // DefaultConfig is a small GPU-like engine: a 64-sequence batch, 8 ms

@@ -76,6 +76,7 @@ type scheduler struct {
 	running []*seq
 	kvUsed  int
 	cache   map[uint64]struct{} // prefix-cache block hashes
+	prof    *profiler           // nil: no profiler
 }
 
 const maxCacheBlocks = 1 << 20
@@ -122,7 +123,9 @@ func (sc *scheduler) run() {
 				time.Sleep(next.Sub(now))
 			}
 		}
+		gen := sc.st.generationTokens.Load()
 		sc.step()
+		sc.prof.step(time.Duration(prefill)*sc.cfg.PrefillPerToken, d, sc.st.generationTokens.Load()-gen)
 		sc.preempt()
 		sc.publish()
 		sc.st.scheduledStepCount.Add(1)

@@ -47,6 +47,7 @@ func New(cfg Config) *Server {
 	m.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	m.HandleFunc("POST /reset_prefix_cache", s.handleResetPrefixCache)
 	m.HandleFunc("POST /flush_cache", s.handleResetPrefixCache)
+	s.sc.prof = s.serveProfiler(m)
 	s.mux = m
 	return s
 }

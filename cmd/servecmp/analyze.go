@@ -74,6 +74,7 @@ compare.`,
 	fl.StringVar(&f.SkipEnd, "skip-end", "", "trim `DUR` from the window's end")
 	fl.StringVar(&f.Iteration, "iteration-nvtx", "",
 		"`REGEX` of the host ranges marking one iteration, with named groups ctx_reqs, ctx_tokens, gen_reqs, gen_tokens\n(default: vLLM's execute_context_<reqs>(<tokens>)_generation_<reqs>(<tokens>), newer spellings included)")
+	fl.StringVar(&f.WorkFrom, "work-from", "", "take the completed work from the profile window of `RESULT`.json written by servecmp profile")
 	fl.StringVar(&f.Work, "work", "", "completed `WORK` as requests=N,output_tokens=M,input_tokens=K (default: from iteration ranges)")
 	addOutputFlags(cmd, &f)
 	fl.BoolVar(&f.explain, "explain", false, "also list every distinct name in the window with its region, method and rule id (per rank)")
@@ -101,10 +102,11 @@ func (f *analyzeFlags) checkOutput() error {
 }
 
 func runAnalyze(ctx context.Context, e *env, f *analyzeFlags, args []string) error {
-	sum, err := f.Summary()
+	opts, err := f.Options()
 	if err != nil {
 		return &usageError{err}
 	}
+	opts.Explain = f.explain
 	if err := f.checkOutput(); err != nil {
 		return err
 	}
@@ -119,7 +121,7 @@ func runAnalyze(ctx context.Context, e *env, f *analyzeFlags, args []string) err
 	if err := atomicfile.Check("--save", f.save, analysis.Paths(inputs)...); err != nil {
 		return err
 	}
-	rep, err := analysis.Run(ctx, inputs, set, analysis.Options{Summary: sum, Explain: f.explain})
+	rep, err := analysis.Run(ctx, inputs, set, opts)
 	if err != nil {
 		return err
 	}

@@ -44,8 +44,11 @@ type benchFlags struct {
 	progress                                 string
 }
 
-func newBenchmarkCmd(e *env) *cobra.Command {
-	f := &benchFlags{}
+func newBenchmarkCmd(e *env) *cobra.Command { return benchmarkCmd(e, &benchFlags{}) }
+
+// benchmarkCmd is the benchmark command with its flags bound to f
+// (servecmp profile borrows them).
+func benchmarkCmd(e *env, f *benchFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "benchmark --url URL --workload FILE (--concurrency C | --rate R | --sweep-concurrency LIST | --sweep-rate LIST)",
 		Short: "Replay a workload against an OpenAI-compatible server and measure it",

@@ -28,16 +28,16 @@ type compareFlags struct {
 }
 
 const compareLong = `compare reads benchmark results of two serving systems (repeated runs per
-side are pooled), optional per-request records, a check report and profile
-analyses, and reports in two layers:
+side, each one value of every test), optional per-request records, a check
+report and profile analyses, and reports in two layers:
 
   1. overall serving metrics: workload, resource contract, every manifest
      difference, correctness status, and each metric for A and B with its
-     delta (B-A)/A and a verdict (a = A better, b = B better, ~ = noise).
-     Latency rows use per-request records pooled over runs (Mann-Whitney U
-     plus a seeded bootstrap interval of the percentile difference); without
-     records, per-run values with Welch's t-test. Throughput rows use per-run
-     values with Welch's t-test and need at least two runs per side.
+     delta (B-A)/A and a verdict (a = A better, b = B better, ~ = none,
+     "needs more runs"). The run is the unit of every test: Welch's (paired
+     when A and B alternate) t-test on per-run values, and for records a
+     hierarchical bootstrap; mdd is the smallest difference the runs could
+     detect, runs_needed the runs per side that would (two at least).
   2. where the GPU time went, per rank and region (diagnostic only).
 
 If the model, workload, load policy or resource contract differ and the

@@ -145,6 +145,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newRulesCmd(e),
 		newWorkloadCmd(e),
 		newBenchmarkCmd(e),
+		newProfileCmd(e),
 		newServeSimCmd(e),
 		newCheckCmd(e),
 		newCompareCmd(e),

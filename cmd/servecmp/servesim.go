@@ -59,6 +59,7 @@ port when --addr ends in :0) and runs until interrupted.`,
 	f.StringVar(&cfg.Version, "engine-version", "0.0.0-sim", "version reported by GET /version")
 	f.BoolVar(&cfg.OldMetricNames, "old-metric-names", false, "expose vllm:gpu_cache_usage_perc instead of vllm:kv_cache_usage_perc")
 	f.BoolVar(&cfg.Strict, "strict", false, "reject request fields the simulator does not know (like trtllm-serve)")
+	f.StringVar(&cfg.ProfileDir, "profile-dir", "", "serve the profiler endpoints of --engine (POST /start_profile, /stop_profile) and write traces of the simulated steps here")
 	return cmd
 }
 

@@ -1,5 +1,8 @@
+//go:build unix
+
 // Command benchtool runs servecmp's end-to-end speed and memory benchmarks
-// (make bench): analyze on a generated 1,000,000-kernel export against the
+// (make bench): analyze on generated 1,000,000-kernel exports (kernels
+// alone, and a serving capture with CUDA API and NVTX tables) against the
 // SQLite read floor, and the streaming client against serve-sim.
 package main
 
@@ -7,11 +10,20 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 )
 
 func main() {
 	only := flag.String("only", "", "run one benchmark: analyze or client")
+	write := flag.String("write", "", "internal: write the analyze export FILE=PATH and exit")
 	flag.Parse()
+	if file, path, ok := strings.Cut(*write, "="); ok {
+		if err := writeCase(file, path); err != nil {
+			fmt.Fprintf(os.Stderr, "benchtool: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	failed := false
 	for _, b := range []struct {
 		name string

@@ -240,4 +240,3 @@ func orNil(p *float64) any {
 	}
 	return *p
 }
-

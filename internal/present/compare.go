@@ -93,13 +93,19 @@ func differencesTable(rep *compare.Report) *table.Table {
 func metricsTable(rep *compare.Report) *table.Table {
 	p := num("p", table.Count)
 	p.Floor = 1e-4
-	t := &table.Table{Name: "metrics", Title: "Serving metrics (delta = (B-A)/A; verdict a/b = that side is better, ~ = not distinguishable)",
+	t := &table.Table{Name: "metrics", Title: "Serving metrics (delta = (B-A)/A; verdict a/b = that side is better, ~ = not distinguishable, " +
+		"needs more runs = too few runs for their spread; mdd = smallest detectable difference, % of A; n_a/n_b = runs)",
 		Columns: []table.Column{textCol("metric"), textCol("unit"), num("a", table.Count), num("b", table.Count), num("delta", "%"),
 			textCol("verdict"), p, num("ci_low", table.Count), num("ci_high", table.Count),
-			textCol("method"), {Name: "n_a", Unit: table.Count}, {Name: "n_b", Unit: table.Count}}}
+			textCol("method"), {Name: "n_a", Unit: table.Count}, {Name: "n_b", Unit: table.Count},
+			num("mdd", "%"), {Name: "runs_needed", Unit: table.Count}}}
 	for _, x := range rep.Metrics {
+		var need any
+		if x.RunsNeeded > 0 {
+			need = int64(x.RunsNeeded)
+		}
 		t.Add(x.Name, x.Unit, x.A, x.B, orNil(x.DeltaPct), x.Verdict, orNil(x.PValue),
-			orNil(x.CILow), orNil(x.CIHigh), x.Method, int64(x.NA), int64(x.NB))
+			orNil(x.CILow), orNil(x.CIHigh), x.Method, int64(x.NA), int64(x.NB), orNil(x.MDDPct), need)
 		if x.Note != "" {
 			t.Notes = appendOnce(t.Notes, x.Note)
 		}
@@ -181,6 +187,9 @@ func deltasTable(g *compare.GPUTime) *table.Table {
 			num("share_a", table.Share), num("share_b", table.Share)}}
 	for _, d := range g.Deltas {
 		t.Add(d.Region, orNil(d.PerWorkA), orNil(d.PerWorkB), orNil(d.DeltaPct), d.BusyShareA, d.BusyShareB)
+	}
+	if g.WorkFrom != "" {
+		t.Notes = append(t.Notes, "per "+g.Basis+" of the work each profile window completed, recorded by servecmp profile ("+g.WorkFrom+")")
 	}
 	return t
 }
@@ -272,7 +281,7 @@ func Headline(rep *compare.Report) []string {
 	} else {
 		out = append(out, "load: A "+w.LoadA+"; B "+w.LoadB)
 	}
-	out = append(out, "phase: "+rep.Phase, fmt.Sprintf("runs: A %d, B %d", len(rep.RunsA), len(rep.RunsB)))
+	out = append(out, "phase: "+rep.Phase, fmt.Sprintf("runs: A %d, B %d, %s", len(rep.RunsA), len(rep.RunsB), runOrder(rep.Design)))
 	var intent []string
 	for _, d := range rep.Differences {
 		if d.Intentional {
@@ -284,6 +293,20 @@ func Headline(rep *compare.Report) []string {
 	}
 	out = append(out, "intentional differences: "+strings.Join(intent, ", "))
 	return append(out, correctnessLines(rep.Correctness)...)
+}
+
+// runOrder says in a few words how the runs were ordered and whether the
+// verdicts paired them.
+func runOrder(d compare.Design) string {
+	switch {
+	case d.Paired:
+		return "interleaved in pairs (paired analysis)"
+	case d.Layout == "blocked":
+		return "blocked (drift falls on one side)"
+	case d.Layout == "unknown" || d.Layout == "":
+		return "order unknown"
+	}
+	return d.Layout + " order (unpaired)"
 }
 
 func correctnessLines(c compare.Correctness) []string {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/servecmp/servecmp/compare"
+	"github.com/servecmp/servecmp/internal/table"
 )
 
 func TestHeadlineNotComparable(t *testing.T) {
@@ -19,7 +20,7 @@ func TestHeadlineNotComparable(t *testing.T) {
 		"workload: sha256 aaaaaaaaaaaaaaaa… (A) vs - (B), 10 requests",
 		"load: A concurrency 2; B concurrency 4",
 		"phase: steady state",
-		"runs: A 1, B 0",
+		"runs: A 1, B 0, order unknown",
 		"intentional differences: none declared",
 		"correctness: FAILED, 3/4 requests match exactly (evidence: token_ids; 1 failed)",
 		"quality: not-run",
@@ -59,5 +60,47 @@ func TestLayers(t *testing.T) {
 func TestLaunchDims(t *testing.T) {
 	if got := LaunchDims([3]int32{132, 1, 1}); got != "132x1x1" {
 		t.Errorf("LaunchDims = %q", got)
+	}
+}
+
+func TestRunOrder(t *testing.T) {
+	tests := []struct {
+		d    compare.Design
+		want string
+	}{
+		{compare.Design{Layout: "interleaved", Paired: true}, "interleaved in pairs (paired analysis)"},
+		{compare.Design{Layout: "blocked"}, "blocked (drift falls on one side)"},
+		{compare.Design{Layout: "mixed"}, "mixed order (unpaired)"},
+		{compare.Design{Layout: "unknown"}, "order unknown"},
+		{compare.Design{}, "order unknown"},
+	}
+	for _, tc := range tests {
+		if got := runOrder(tc.d); got != tc.want {
+			t.Errorf("runOrder(%+v) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+}
+
+// TestMetricsColumns: the minimum detectable difference and the runs
+// needed are raw numbers, absent (nil) where there is none.
+func TestMetricsColumns(t *testing.T) {
+	mdd := 51.2
+	rep := &compare.Report{Metrics: []compare.Metric{
+		{Name: "output_throughput", Verdict: compare.NeedsMoreRuns, MDDPct: &mdd, RunsNeeded: 6, NA: 3, NB: 3},
+		{Name: "ttft_ms.p50", Verdict: "b", NA: 3, NB: 3},
+	}}
+	tb := metricsTable(rep)
+	col := func(name string) int {
+		return slices.IndexFunc(tb.Columns, func(c table.Column) bool { return c.Name == name })
+	}
+	im, ir, iv := col("mdd"), col("runs_needed"), col("verdict")
+	if im < 0 || ir < 0 || tb.Columns[im].Unit != "%" {
+		t.Fatalf("columns %+v", tb.Columns)
+	}
+	if r := tb.Rows[0]; r[im] != 51.2 || r[ir] != int64(6) || r[iv] != "needs more runs" {
+		t.Errorf("row 0: mdd %v, runs_needed %v, verdict %v", r[im], r[ir], r[iv])
+	}
+	if r := tb.Rows[1]; r[im] != nil || r[ir] != nil {
+		t.Errorf("row 1: mdd %v, runs_needed %v; want no values", r[im], r[ir])
 	}
 }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/present"
+	"github.com/servecmp/servecmp/profile"
+)
+
+//go:embed help/profile.txt
+var profileHelp string
+
+func newProfileCmd(e *env) *cobra.Command {
+	f, o := &benchFlags{}, &profile.Options{}
+	cmd := &cobra.Command{
+		Use:   "profile --url URL --workload FILE (--concurrency C | --rate R) [--profile-after D --profile-for D] [--trace-dir DIR]",
+		Short: "Run a benchmark with the engine's profiler on for a bounded window; record the work done inside it",
+		Long:  profileHelp,
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return runProfile(e, c, f, o) },
+	}
+	fs := cmd.Flags()
+	fs.AddFlagSet(benchmarkCmd(e, f).Flags())
+	fs.DurationVar(&o.After, "profile-after", profile.DefaultSettle, "start the profiler this long after the measured phase's start")
+	fs.DurationVar(&o.For, "profile-for", profile.DefaultFor, "stop the profiler this long after its start was answered")
+	fs.IntVar(&o.Steps, "profile-steps", 0, "SGLang: profile this many scheduler steps (num_steps)")
+	fs.DurationVar(&o.StopTimeout, "profile-stop-timeout", profile.DefaultStopTimeout, "wait this long for the stop call's answer (vLLM flushes traces first)")
+	fs.StringVar(&o.TraceDir, "trace-dir", "", "directory the traces appear in (sent as SGLang's output_dir)")
+	fs.StringSliceVar(&o.Activities, "activities", nil, "SGLang activities (default CPU,GPU; CUDA_PROFILER under nsys)")
+	return cmd
+}
+
+func runProfile(e *env, c *cobra.Command, f *benchFlags, o *profile.Options) error {
+	if err := f.checkArgs(); err != nil {
+		return err
+	}
+	cfg, err := f.config(c)
+	if err != nil {
+		return err
+	}
+	var res *profile.Result
+	var runErr, recErr error
+	run := func() { res, runErr = profile.Run(c.Context(), cfg, *o) }
+	if f.records == "" {
+		run()
+	} else {
+		recErr = atomicfile.WriteFunc(f.records, func(w io.Writer) error {
+			cfg.OnRecord = benchmark.NewRecordWriter(w).Write
+			if run(); res == nil {
+				return runErr // no run: no records file
+			}
+			return nil // the records are kept even when the profiler failed
+		})
+	}
+	if ce := (*benchmark.ConfigError)(nil); errors.As(runErr, &ce) {
+		return usagef("%v", runErr)
+	}
+	if res == nil {
+		return runErr
+	}
+	werr := writeProfile(e, f.out, res)
+	if recErr != nil {
+		werr = errors.Join(werr, errors.New("writing "+recErr.Error()))
+	}
+	return errors.Join(runErr, werr)
+}
+
+// writeProfile writes the result file, the text summary and the
+// warnings, and turns the outcome into the exit status, as benchmark does.
+func writeProfile(e *env, out string, res *profile.Result) error {
+	var outErr error
+	text := e.stdout
+	if out != "" {
+		b, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return err
+		}
+		if b = append(b, '\n'); out == "-" {
+			_, outErr = e.stdout.Write(b)
+			text = e.stderr
+		} else {
+			outErr = atomicfile.Write(out, b)
+		}
+	}
+	if err := present.WriteProfileText(text, res); err != nil {
+		return err
+	}
+	e.warn(res.Warnings...)
+	switch {
+	case outErr != nil:
+		return fmt.Errorf("writing %v", outErr)
+	case res.Incomplete:
+		return errors.New("interrupted: the result is marked incomplete")
+	case res.Summary.RequestsOK == 0:
+		return fmt.Errorf("no request succeeded (%d failed: %s)", res.Summary.RequestsFailed, present.FailureClasses(res.Summary.FailedByClass))
+	}
+	return nil
+}

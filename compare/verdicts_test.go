@@ -1,0 +1,246 @@
+package compare
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/servecmp/servecmp/internal/stats"
+)
+
+// levelSide builds one side's runs with per-run levels: run i has TTFT
+// around ttfts[i], TPOT around tpots[i] and output throughput tputs[i];
+// 200 requests each.
+func levelSide(prefix string, seed uint64, ttfts, tpots, tputs []float64) ([]Run, []Records) {
+	var rs []Run
+	var rec []Records
+	for i := range ttfts {
+		r, x := synthRun(prefix+string(rune('1'+i)), seed+uint64(i), 200, ttfts[i], tpots[i], tputs[i])
+		rs, rec = append(rs, r), append(rec, x)
+	}
+	return rs, rec
+}
+
+// startAt gives the runs start times at the given minutes after t0.
+func startAt(runs []Run, minutes ...int) {
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	for i, m := range minutes {
+		runs[i].Result.StartedAt = t0.Add(time.Duration(m) * time.Minute)
+	}
+}
+
+// TestIssue12Throughput reproduces the llama.cpp runs of issue 12 (one slot
+// against four, 3 runs each, three sets of runs): B's output throughput is
+// 31–43% above A's every time, yet 3 runs with that spread cannot tell.
+// The verdict must say "needs more runs" with a count, not a bare "~".
+func TestIssue12Throughput(t *testing.T) {
+	tests := []struct {
+		name   string
+		a, b   []float64 // per-run output throughput, tok/s
+		runs   int       // recommended runs per side
+		mddMin float64   // MDD, % of A, at least
+	}{
+		{"31%", []float64{33.1, 40.6, 46.3}, []float64{45.2, 53.4, 58.6}, 6, 50},
+		{"43%", []float64{31.8, 44.9, 41.5}, []float64{46.0, 65.5, 57.5}, 6, 60},
+		{"37%", []float64{29.5, 47.2, 43.1}, []float64{38.0, 73.0, 53.2}, 16, 100},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			same := []float64{400, 400, 400}
+			a, ra := levelSide("a", 1, same, []float64{20, 20, 20}, tc.a)
+			b, rb := levelSide("b", 11, same, []float64{20, 20, 20}, tc.b)
+			rep, err := New(Input{A: a, B: b, RecordsA: ra, RecordsB: rb, Resamples: 300})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"output_throughput", "request_throughput", "steady_output_throughput"} {
+				m := metric(t, rep, name)
+				t.Logf("%s: delta %.1f%% p %.3g mdd %.1f%%: %s", name, *m.DeltaPct, *m.PValue, *m.MDDPct, m.Reason)
+				if m.Verdict != NeedsMoreRuns || m.RunsNeeded != tc.runs {
+					t.Errorf("%s: verdict %q, runs needed %d; want %q, %d", name, m.Verdict, m.RunsNeeded, NeedsMoreRuns, tc.runs)
+				}
+				if m.MDDPct == nil || *m.MDDPct < tc.mddMin {
+					t.Errorf("%s: mdd %v%%, want at least %g%%", name, deref(m.MDDPct), tc.mddMin)
+				}
+			}
+			// Completion time is the reciprocal: other figures, same call.
+			if m := metric(t, rep, "completion_time_s"); m.Verdict != NeedsMoreRuns || m.RunsNeeded < tc.runs {
+				t.Errorf("completion_time_s: verdict %q, runs needed %d", m.Verdict, m.RunsNeeded)
+			}
+		})
+	}
+}
+
+// TestIssue12LatencySpread: the latency levels of the runs differ 2x (A 400,
+// 800, 548 ms TTFT; B 10–17% above A's run of the same index), as in issue
+// 12. Pooling the requests of all runs, the rank test claims p < 0.0001;
+// the run-aware verdicts call no latency row significant.
+func TestIssue12LatencySpread(t *testing.T) {
+	tput := []float64{1000, 1000, 1000}
+	a, ra := levelSide("a", 1, []float64{400, 800, 548}, []float64{20, 40, 27}, tput)
+	b, rb := levelSide("b", 11, []float64{468, 880, 636}, []float64{23, 44, 31}, tput)
+	pa, _ := pooled(ra)
+	pb, _ := pooled(rb)
+	if mwu, err := stats.MannWhitneyU(flat(pa["ttft_ms"]), flat(pb["ttft_ms"])); err != nil || !(mwu.P < 1e-4) {
+		t.Fatalf("pooled rank test p = %v (%v); the fixture should reproduce p < 0.0001", mwu.P, err)
+	}
+	rep, err := New(Input{A: a, B: b, RecordsA: ra, RecordsB: rb, Resamples: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range rep.Metrics {
+		if !strings.Contains(m.Method, "hierarchical-bootstrap") {
+			continue
+		}
+		n++
+		if m.Verdict == "a" || m.Verdict == "b" {
+			t.Errorf("%s: verdict %q with a 2x run-to-run spread (p %v): %s", m.Name, m.Verdict, deref(m.PValue), m.Reason)
+		}
+		if m.NA != 3 || m.NB != 3 || m.SDA == 0 {
+			t.Errorf("%s: runs %d/%d, sd_a %v; want 3/3 runs and their spread", m.Name, m.NA, m.NB, m.SDA)
+		}
+	}
+	if n != 25 {
+		t.Errorf("%d latency rows, want 25", n)
+	}
+	m := metric(t, rep, "ttft_ms.p50")
+	if m.Verdict != NeedsMoreRuns || m.RunsNeeded <= 3 || !(*m.CILow < 0 && *m.CIHigh > 0) {
+		t.Errorf("ttft_ms.p50: verdict %q, runs needed %d, ci [%v, %v]; want needs more runs, more than 3, an interval across 0",
+			m.Verdict, m.RunsNeeded, deref(m.CILow), deref(m.CIHigh))
+	}
+}
+
+// driftSides are runs whose level drifts from run to run (A's TTFT 100,
+// 150, 200 ms; throughput 800, 1200, 1600 tok/s) while B is 15 ms faster
+// and 100–140 tok/s higher than the A run made next to it.
+func driftSides() ([]Run, []Records, []Run, []Records) {
+	a, ra := levelSide("a", 1, []float64{100, 150, 200}, []float64{20, 20, 20}, []float64{800, 1200, 1600})
+	b, rb := levelSide("b", 11, []float64{85, 135, 185}, []float64{20, 20, 20}, []float64{900, 1320, 1740})
+	return a, ra, b, rb
+}
+
+// TestInterleavedRunsArePaired: runs made A1 B1 A2 B2 A3 B3 are compared
+// pair by pair, which removes the drift they share; the same runs made in
+// blocks are compared unpaired, cannot tell, and the report says why.
+func TestInterleavedRunsArePaired(t *testing.T) {
+	a, ra, b, rb := driftSides()
+	startAt(a, 0, 20, 40)
+	startAt(b, 10, 30, 50)
+	// Records in another order than the results: they are matched by
+	// content.
+	slices.Reverse(ra)
+	rep, err := New(Input{A: a, B: b, RecordsA: ra, RecordsB: rb, Resamples: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Design.Layout != "interleaved" || !rep.Design.Paired || !strings.Contains(rep.Design.Note, "3 pairs") {
+		t.Errorf("design %+v, want interleaved in 3 pairs", rep.Design)
+	}
+	for name, method := range map[string]string{"output_throughput": "paired-t", "ttft_ms.mean": "paired-t+hierarchical-bootstrap",
+		"ttft_ms.p50": "paired-t+hierarchical-bootstrap"} {
+		if m := metric(t, rep, name); m.Verdict != "b" || m.Method != method {
+			t.Errorf("%s paired: verdict %q method %s (%s), want b by %s", name, m.Verdict, m.Method, m.Reason, method)
+		}
+	}
+
+	a, ra, b, rb = driftSides()
+	startAt(a, 0, 10, 20)
+	startAt(b, 30, 40, 50)
+	rep, err = New(Input{A: a, B: b, RecordsA: ra, RecordsB: rb, Resamples: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Design.Layout != "blocked" || rep.Design.Paired || !slices.ContainsFunc(rep.Notes, func(n string) bool {
+		return strings.Contains(n, "blocked") && strings.Contains(n, "confounded")
+	}) {
+		t.Errorf("design %+v, notes %q: want blocked, with a note that drift is confounded", rep.Design, rep.Notes)
+	}
+	for _, name := range []string{"output_throughput", "ttft_ms.mean", "ttft_ms.p50"} {
+		if m := metric(t, rep, name); m.Verdict != NeedsMoreRuns || !strings.HasPrefix(m.Method, "welch-t") {
+			t.Errorf("%s blocked: verdict %q method %s, want needs more runs by welch-t", name, m.Verdict, m.Method)
+		}
+	}
+}
+
+// TestDesignNotes covers the designs short of interleaved pairs.
+func TestDesignNotes(t *testing.T) {
+	tests := []struct {
+		name           string
+		startA, startB []int // minutes; nil: no start times
+		recordsB       int   // records files of B (3: all)
+		layout, note   string
+	}{
+		{"no start times", nil, nil, 3, "unknown", "carry no start times"},
+		{"one missing", []int{0, 10, 20}, nil, 3, "unknown", "no start time"},
+		{"mixed", []int{0, 10, 40}, []int{20, 30, 50}, 3, "mixed", "partly interleaved"},
+		{"interleaved, records missing", []int{0, 20, 40}, []int{10, 30, 50}, 2, "interleaved", "do not map one to one"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, ra, b, rb := driftSides()
+			if tc.startA != nil {
+				startAt(a, tc.startA...)
+			}
+			if tc.startB != nil {
+				startAt(b, tc.startB...)
+			}
+			rep, err := New(Input{A: a, B: b, RecordsA: ra, RecordsB: rb[:tc.recordsB], Resamples: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Design.Layout != tc.layout || !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
+				t.Errorf("design %+v, notes %q; want %s and a note with %q", rep.Design, rep.Notes, tc.layout, tc.note)
+			}
+			// Latency is paired only when every records file maps onto a run.
+			if m := metric(t, rep, "ttft_ms.mean"); strings.HasPrefix(m.Method, "paired") {
+				t.Errorf("ttft_ms.mean: method %s, want unpaired", m.Method)
+			}
+		})
+	}
+}
+
+// TestStartedAtIsRead: a result file's started_at reaches the run.
+func TestStartedAtIsRead(t *testing.T) {
+	r, _ := synthRun("a", 1, 10, 100, 20, 1000)
+	r.Result.StartedAt = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	data, err := json.Marshal(r.Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"started_at":"2026-11-30T12:00:00Z"`) {
+		t.Errorf("result JSON lacks started_at: %s", data)
+	}
+	p := filepath.Join(t.TempDir(), "a.json")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadRun(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Result.StartedAt.Equal(r.Result.StartedAt) {
+		t.Errorf("started at %v, want %v", got.Result.StartedAt, r.Result.StartedAt)
+	}
+}
+
+// BenchmarkNewRecords times a comparison of 3 runs per side with 5000
+// requests each (16 chunks per request) and 2000 bootstrap resamples.
+func BenchmarkNewRecords(b *testing.B) {
+	n := []float64{100, 100, 100}
+	a, ra := levelSide("a", 1, n, []float64{20, 20, 20}, []float64{1000, 1000, 1000})
+	bb, rb := levelSide("b", 11, n, []float64{20, 20, 20}, []float64{1000, 1000, 1000})
+	for i := range ra {
+		_, ra[i] = synthRun(a[i].Path, uint64(i), 5000, 100, 20, 1000)
+		_, rb[i] = synthRun(bb[i].Path, uint64(10+i), 5000, 90, 20, 1000)
+	}
+	for b.Loop() {
+		if _, err := New(Input{A: a, B: bb, RecordsA: ra, RecordsB: rb}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
