@@ -92,11 +92,12 @@ for side in a b; do
 	args+=(--profile-"$side" "$OUT/profile-$side.json")
 done
 "$BIN" compare "${args[@]}" --check "$OUT/check.json" --intentional engine \
-	--xlsx "$OUT/review.xlsx" --plots "$OUT/plots" | tee "$OUT/report.txt"
+	--xlsx "$OUT/review.xlsx" --plots "$OUT/plots" --html "$OUT/report.html" | tee "$OUT/report.txt"
 "$BIN" compare "${args[@]}" --check "$OUT/check.json" --intentional engine --format json >"$OUT/report.json" 2>/dev/null
 
 step "outputs"
 echo "report:   $OUT/report.txt (and $OUT/report.json)"
+echo "page:     $OUT/report.html (self-contained, plots inline)"
 echo "workbook: $OUT/review.xlsx"
 echo "plots:    $OUT/plots/"
 echo "demo finished in ${SECONDS} s" >&2

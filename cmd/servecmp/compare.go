@@ -3,12 +3,15 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/compare"
+	"github.com/servecmp/servecmp/compare/html"
 	"github.com/servecmp/servecmp/compare/plots"
 	"github.com/servecmp/servecmp/compare/xlsx"
+	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/present"
 	"github.com/servecmp/servecmp/internal/table"
 )
@@ -18,6 +21,7 @@ type compareFlags struct {
 	paths                     compare.Paths
 	intent                    []string
 	format, xlsxPath, plotDir string
+	htmlPath                  string
 	alpha                     float64
 	resamples                 int
 	seed                      uint64
@@ -64,6 +68,7 @@ func newCompareCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.format, "format", "text", "output format: text, markdown, json or csv")
 	fl.StringVar(&f.xlsxPath, "xlsx", "", "also write a review workbook to this .xlsx file")
 	fl.StringVar(&f.plotDir, "plots", "", "also write PNG and SVG plots into this directory")
+	fl.StringVar(&f.htmlPath, "html", "", "also write the report as one self-contained HTML page (plots inline) to this file")
 	return cmd
 }
 
@@ -80,6 +85,10 @@ func runCompare(e *env, f *compareFlags) error {
 	}
 	if f.alpha <= 0 || f.alpha >= 1 {
 		return usagef("compare: --alpha must be in (0, 1), got %g", f.alpha)
+	}
+	p := f.paths
+	if err := atomicfile.Check("--html", f.htmlPath, slices.Concat(p.A, p.B, p.RecordsA, p.RecordsB, p.ProfilesA, p.ProfilesB, []string{p.Check})...); err != nil {
+		return err
 	}
 	in, warnings, err := compare.LoadInput(f.paths)
 	if err != nil {
@@ -100,6 +109,12 @@ func runCompare(e *env, f *compareFlags) error {
 			return fmt.Errorf("--xlsx %s: %w", f.xlsxPath, err)
 		}
 		fmt.Fprintln(e.stderr, "servecmp compare: wrote", f.xlsxPath)
+	}
+	if f.htmlPath != "" {
+		if err := html.WriteFile(f.htmlPath, rep, html.Options{}); err != nil {
+			return fmt.Errorf("--html %s: %w", f.htmlPath, err)
+		}
+		fmt.Fprintln(e.stderr, "servecmp compare: wrote", f.htmlPath)
 	}
 	if f.plotDir == "" {
 		return nil
