@@ -42,6 +42,8 @@ type outputFlags struct {
 	topP        float64
 	topK        int
 	reqSeeds    bool
+	tokenizer   string           // --tokenizer FILE (random, imports)
+	hdr         *workload.Header // written as the file's first line when set
 }
 
 func (o *outputFlags) register(fs *pflag.FlagSet) {
@@ -95,7 +97,7 @@ func (o *outputFlags) check(inputs ...string) error {
 func (o *outputFlags) write(e *env, reqs []workload.Request) error {
 	if o.out == "-" {
 		var buf bytes.Buffer
-		if err := workload.Write(&buf, reqs); err != nil {
+		if err := workload.WriteWithHeader(&buf, o.hdr, reqs); err != nil {
 			return err
 		}
 		sum := sha256.Sum256(buf.Bytes())
@@ -105,7 +107,7 @@ func (o *outputFlags) write(e *env, reqs []workload.Request) error {
 		fmt.Fprintf(e.stderr, "workload: %d requests  sha256 %s  (stdout)\n", len(reqs), hex.EncodeToString(sum[:]))
 		return nil
 	}
-	sha, err := workload.WriteFile(o.out, reqs)
+	sha, err := workload.WriteFileWithHeader(o.out, o.hdr, reqs)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", o.out, err)
 	}
@@ -121,6 +123,7 @@ func newWorkloadRandomCmd(e *env) *cobra.Command {
 		seed             uint64
 		vocab, prefixLen int
 		rate, burstiness float64
+		prompt, template string
 	)
 	cmd := &cobra.Command{
 		Use:   "random",
@@ -153,14 +156,19 @@ bytes.`,
 			if num <= 0 {
 				return usagef("--num must be > 0")
 			}
-			reqs, err := workload.Random(workload.RandomSpec{
+			spec := workload.RandomSpec{
 				Num: num, InputLen: il, OutputLen: ol, Seed: seed, Vocab: vocab, PrefixLen: prefixLen,
 				FixedLength: o.fixedLength, Sampling: o.sampling(c), RequestSeeds: o.reqSeeds,
 				RequestRate: rate, Burstiness: burstiness,
-			})
+			}
+			if spec.Text, err = workload.TextPromptsFor(o.tokenizer, prompt, template); err != nil {
+				return err
+			}
+			reqs, err := workload.Random(spec)
 			if err != nil {
 				return usagef("%v", err)
 			}
+			o.hdr = spec.Header()
 			return o.write(e, reqs)
 		},
 	}
@@ -173,6 +181,9 @@ bytes.`,
 	f.IntVar(&prefixLen, "prefix-len", 0, "tokens of one shared prefix at the start of every prompt")
 	f.Float64Var(&rate, "request-rate", 0, "mean arrival rate in req/s for arrival offsets (0: none; the load policy decides)")
 	f.Float64Var(&burstiness, "burstiness", 1, "gamma shape of inter-arrival gaps (1 Poisson, <1 burstier, >1 smoother)")
+	f.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: prompts of exact length under it (README: Real text)")
+	f.StringVar(&prompt, "prompt", "", "prompt form: ids (default without --tokenizer), text or chat (default with it)")
+	f.StringVar(&template, "chat-template", "", "Jinja chat template: render chat prompts client-side and send them as text")
 	o.register(f)
 	for _, n := range []string{"num", "input-len", "output-len", "out"} {
 		_ = cmd.MarkFlagRequired(n)
