@@ -69,6 +69,9 @@ type WorkloadInfo struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
 	Count  int    `json:"count"`
+	// TokenizerHash is the workload header's tokenizer_hash: the tokenizer
+	// its prompts were made or counted with ("" when none).
+	TokenizerHash string `json:"tokenizer_hash,omitempty"`
 }
 
 // LoadPolicy is the offered load of one measured run.

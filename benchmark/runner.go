@@ -134,6 +134,9 @@ func (r *runner) prepare(ctx context.Context) error {
 		Manifest: r.manifest(),
 		Workload: WorkloadInfo{Path: cfg.Workload.Path, SHA256: cfg.Workload.SHA256, Count: len(r.reqs)},
 	}
+	if h := cfg.Workload.Header; h != nil {
+		r.res.Workload.TokenizerHash = h.TokenizerHash
+	}
 	r.prep = make([]prepared, len(r.reqs))
 	for i := range r.reqs {
 		if r.prep[i], err = buildBody(&r.reqs[i], r.model, info.Engine, r.warn.add); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/present"
+	"github.com/servecmp/servecmp/tokenizer"
 )
 
 func newWorkloadCmd(e *env) *cobra.Command {
@@ -54,6 +55,18 @@ func (o *outputFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.topP, "top-p", 1, "top_p, sent only when given")
 	fs.IntVar(&o.topK, "top-k", -1, "top_k, sent only when given")
 	fs.BoolVar(&o.reqSeeds, "request-seeds", true, "with --temperature > 0, give each request its own sampling seed derived from --seed")
+}
+
+func (o *outputFlags) registerTokenizer(fs *pflag.FlagSet) {
+	fs.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: count prompt lengths exactly (else characters/4)")
+}
+
+// loadTokenizer loads --tokenizer, or returns nil when none is given.
+func (o *outputFlags) loadTokenizer() (*tokenizer.Tokenizer, error) {
+	if o.tokenizer == "" {
+		return nil, nil
+	}
+	return tokenizer.Load(o.tokenizer)
 }
 
 func (o *outputFlags) sampling(c *cobra.Command) workload.Sampling {
@@ -215,17 +228,22 @@ Other keys are ignored and listed on stderr.`,
 			if outLen < 0 {
 				return usagef("--output-len must be >= 0")
 			}
+			tok, err := o.loadTokenizer()
+			if err != nil {
+				return err
+			}
 			f, err := os.Open(args[0])
 			if err != nil {
 				return err
 			}
 			defer f.Close()
-			reqs, st, err := workload.FromJSONL(args[0], f, workload.ImportOptions{
-				OutputLen: outLen, FixedLength: o.fixedLength, Sampling: o.sampling(c), Seed: seed, RequestSeeds: o.reqSeeds,
-			})
+			iopts := workload.ImportOptions{OutputLen: outLen, FixedLength: o.fixedLength, Sampling: o.sampling(c), Seed: seed,
+				RequestSeeds: o.reqSeeds, Tokenizer: tok}
+			reqs, st, err := workload.FromJSONL(args[0], f, iopts)
 			if err != nil {
 				return err
 			}
+			o.hdr = iopts.Header()
 			printImportStats(e, st)
 			return o.write(e, reqs)
 		},
@@ -233,6 +251,7 @@ Other keys are ignored and listed on stderr.`,
 	cmd.Flags().IntVar(&outLen, "output-len", 0, "max_tokens for every request, overriding the file (0: from the file)")
 	cmd.Flags().Uint64Var(&seed, "seed", 0, "seed for per-request sampling seeds")
 	o.register(cmd.Flags())
+	o.registerTokenizer(cmd.Flags())
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
@@ -264,6 +283,10 @@ file order.`,
 			if outLen < 0 || num < 0 || minLen < 0 || maxInput < 0 || maxTotal < 0 {
 				return usagef("--output-len, --num and the length filters must be >= 0")
 			}
+			tok, err := o.loadTokenizer()
+			if err != nil {
+				return err
+			}
 			f, err := os.Open(args[0])
 			if err != nil {
 				return err
@@ -271,12 +294,13 @@ file order.`,
 			defer f.Close()
 			reqs, st, err := workload.ShareGPT(args[0], f, workload.ShareGPTOptions{
 				ImportOptions: workload.ImportOptions{OutputLen: outLen, FixedLength: o.fixedLength, Sampling: o.sampling(c),
-					Seed: seed, RequestSeeds: o.reqSeeds},
+					Seed: seed, RequestSeeds: o.reqSeeds, Tokenizer: tok},
 				Num: num, MinLen: minLen, MaxInputLen: maxInput, MaxTotalLen: maxTotal,
 			})
 			if err != nil {
 				return err
 			}
+			o.hdr = (&workload.ImportOptions{Tokenizer: tok}).Header()
 			printImportStats(e, st)
 			if num > 0 && st.Kept < num {
 				fmt.Fprintf(e.stderr, "workload: warning: asked for %d conversations, only %d usable\n", num, st.Kept)
@@ -292,6 +316,7 @@ file order.`,
 	f.IntVar(&maxInput, "max-input-len", 1024, "skip prompts longer than this many approximate tokens (0: off)")
 	f.IntVar(&maxTotal, "max-total-len", 2048, "skip prompt+reply longer than this many approximate tokens (0: off)")
 	o.register(f)
+	o.registerTokenizer(f)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
