@@ -30,7 +30,7 @@ arrival offset. Its sha256 is recorded in every benchmark result, so the same
 bytes drive every engine. Once written, a workload file is never rewritten:
 commands refuse to overwrite an existing file unless --force is given.`,
 	}
-	cmd.AddCommand(newWorkloadRandomCmd(e), newWorkloadFromJSONLCmd(e), newWorkloadShareGPTCmd(e), newWorkloadInfoCmd(e))
+	cmd.AddCommand(newWorkloadRandomCmd(e), newWorkloadFromJSONLCmd(e), newWorkloadShareGPTCmd(e), newWorkloadDatasetCmd(e), newWorkloadInfoCmd(e))
 	return cmd
 }
 
@@ -315,6 +315,62 @@ file order.`,
 	f.IntVar(&minLen, "min-len", 4, "skip prompts or replies shorter than this many approximate tokens (0: off)")
 	f.IntVar(&maxInput, "max-input-len", 1024, "skip prompts longer than this many approximate tokens (0: off)")
 	f.IntVar(&maxTotal, "max-total-len", 2048, "skip prompt+reply longer than this many approximate tokens (0: off)")
+	o.register(f)
+	o.registerTokenizer(f)
+	_ = cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+func newWorkloadDatasetCmd(e *env) *cobra.Command {
+	var (
+		o      outputFlags
+		d      workload.DatasetOptions
+		prompt string
+	)
+	cmd := &cobra.Command{
+		Use:   "dataset FILE",
+		Short: "Import prompts or conversations from a JSONL, JSON or Parquet dataset",
+		Long: `Maps a local dataset's records to requests: --prompt-field (text) or
+--messages-field (a list of {role, content} or ShareGPT {from, value}
+objects; --role-key/--content-key rename them), --output-len-field for
+max_tokens (else the reply's length, or --output-len). --multi-turn makes
+every user turn a request of one session, sent after the previous answer
+with the conversation so far. See README: Real text.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.check(args[0]); err != nil {
+				return err
+			}
+			if d.OutputLen < 0 || d.Num < 0 {
+				return usagef("--output-len and --num must be >= 0")
+			}
+			var err error
+			if d.Tokenizer, err = o.loadTokenizer(); err != nil {
+				return err
+			}
+			d.FixedLength, d.Sampling, d.RequestSeeds, d.PromptKind = o.fixedLength, o.sampling(c), o.reqSeeds, workload.Kind(prompt)
+			reqs, st, err := workload.Dataset(args[0], d)
+			if err != nil {
+				return err
+			}
+			printImportStats(e, st)
+			o.hdr = d.Header()
+			return o.write(e, reqs)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&d.Format, "format", "", "jsonl, json or parquet (default: from the file name)")
+	f.StringVar(&d.IDField, "id-field", "", "record id field (default: id when present)")
+	f.StringVar(&d.PromptField, "prompt-field", "", "text prompt field: one request per record")
+	f.StringVar(&prompt, "prompt", "chat", "send --prompt-field as a chat user message (chat) or a text prompt (text)")
+	f.StringVar(&d.MessagesField, "messages-field", "", "conversation field: a list of messages")
+	f.StringVar(&d.RoleKey, "role-key", "", "message role key (default role, then from)")
+	f.StringVar(&d.ContentKey, "content-key", "", "message content key (default content, then value)")
+	f.StringVar(&d.OutputLenField, "output-len-field", "", "whole-number field giving max_tokens")
+	f.IntVar(&d.OutputLen, "output-len", 0, "max_tokens for every request, overriding the file (0: from the file)")
+	f.BoolVar(&d.MultiTurn, "multi-turn", false, "every user turn a request of one per-conversation session")
+	f.IntVar(&d.Num, "num", 0, "keep N records after a seeded shuffle (0: all, file order)")
+	f.Uint64Var(&d.Seed, "seed", 0, "seed for the shuffle and per-request sampling seeds")
 	o.register(f)
 	o.registerTokenizer(f)
 	_ = cmd.MarkFlagRequired("out")
