@@ -162,6 +162,7 @@ type stream struct {
 	cumTokens int  // last cumulative completion count seen on a content chunk
 	contUsage bool // content chunks carry cumulative usage
 	events    int
+	capture   *textCapture // the answer's text, when the request asks (sessions.go)
 }
 
 var errStop = errors.New("stop")
@@ -196,6 +197,9 @@ func (s *stream) event(data []byte) error {
 	}
 	if !content {
 		return nil
+	}
+	if s.capture != nil {
+		s.capture.add(data)
 	}
 	k := 1
 	r := s.rec
@@ -317,6 +321,9 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 		onSend()
 	}
 	s := &stream{rec: rec, sent: sent}
+	if p.capture {
+		s.capture = &textCapture{}
+	}
 	if e := c.exchange(ctx, cancel, clk, req, s); e != nil {
 		rec.OK = false
 		rec.ErrorClass, rec.Error = e.class, c.scrub(e.msg)
@@ -325,6 +332,7 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 		return sent
 	}
 	finishRecord(rec, s, p)
+	captured(rec, s, p)
 	return sent
 }
 

@@ -260,4 +260,12 @@ type Record struct {
 	FixedLength      bool   `json:"fixed_length,omitempty"`
 	RequestedTokens  int    `json:"requested_tokens"`
 	LengthMismatch   bool   `json:"length_mismatch,omitempty"`
+	// ClientPromptTokens and ClientCompletionTokens are the benchmark
+	// tokenizer's counts of the prompt text sent and the answer text
+	// received (tokencount.go); absent without --tokenizer.
+	ClientPromptTokens     int `json:"client_prompt_tokens,omitempty"`
+	ClientCompletionTokens int `json:"client_completion_tokens,omitempty"`
+
+	output   string // the answer's text, when captured (sessions.go)
+	sentBody []byte // the body sent, when captured
 }

@@ -423,6 +423,7 @@ func warmupRequest(r *workload.Request) workload.Request {
 	w := *r
 	w.ID += "-warmup"
 	w.ArrivalOffsetS = nil
+	w.Session, w.Turn = "", 0 // warmup turns are single requests
 	if len(r.PromptTokens) > 0 {
 		w.PromptTokens = slices.Clone(r.PromptTokens)
 		slices.Reverse(w.PromptTokens)
@@ -491,7 +492,7 @@ func arrivalOffsets(reqs []workload.Request, l LoadPolicy) ([]float64, error) {
 				return nil, fmt.Errorf("request %q: negative arrival offset", reqs[i].ID)
 			}
 			off[i] = *o
-		} else if l.Mode == ModeTrace {
+		} else if l.Mode == ModeTrace && reqs[i].Turn == 0 { // later turns follow their answers (sessions.go)
 			return nil, fmt.Errorf("request %q has no arrival_offset_s (trace mode needs one on every request)", reqs[i].ID)
 		}
 	}

@@ -37,7 +37,9 @@ func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64,
 		index: index, deadline: durSeconds(l.DurationS), onRecord: onRecord, prog: prog}
 	s.reqCtx, s.cancelReqs = context.WithCancelCause(context.Background())
 	defer s.cancelReqs(nil)
-	if offsets == nil {
+	if hasSessions(reqs) {
+		s.runSessions(offsets, l) // sessions.go
+	} else if offsets == nil {
 		s.closedLoop(l.Concurrency)
 	} else {
 		s.openLoop(offsets, l.MaxConcurrency)
