@@ -11,6 +11,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/tokenizer"
 )
 
 // Mode is a load mode: how requests are offered.
@@ -64,6 +65,9 @@ type Config struct {
 	OnRecord func(*Record) error
 	// Progress, when non-nil, is updated as requests end.
 	Progress *Progress
+	// Tokenizer, when set, counts every prompt and answer client-side
+	// (Record.Client*Tokens, Summary.TokenCheck; tokencount.go).
+	Tokenizer *tokenizer.Tokenizer
 }
 
 // MetricsConfig says where and how often to scrape the server's

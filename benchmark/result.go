@@ -207,6 +207,9 @@ type Summary struct {
 	// without continuous usage or token_ids): for them itl_per_token_ms and
 	// tokens_per_chunk assume one token per chunk.
 	ChunkTokenMismatches int `json:"chunk_token_mismatches"`
+	// TokenCheck compares usage with the client's tokenizer counts; only
+	// with Config.Tokenizer (tokencount.go).
+	TokenCheck *TokenCheck `json:"token_check,omitempty"`
 }
 
 // Sweep is a series of measured runs over offered concurrency or rate.
@@ -266,6 +269,7 @@ type Record struct {
 	ClientPromptTokens     int `json:"client_prompt_tokens,omitempty"`
 	ClientCompletionTokens int `json:"client_completion_tokens,omitempty"`
 
-	output   string // the answer's text, when captured (sessions.go)
-	sentBody []byte // the body sent, when captured
+	output     string // the answer's text, when captured (sessions.go)
+	sentBody   []byte // the body sent, when captured
+	chatPrompt bool   // ClientPromptTokens counts chat message contents
 }

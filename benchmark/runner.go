@@ -142,6 +142,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		if r.prep[i], err = buildBody(&r.reqs[i], r.model, info.Engine, r.warn.add); err != nil {
 			return fmt.Errorf("workload %s: %w", cfg.Workload.Path, err)
 		}
+		r.prep[i].capture = cfg.Tokenizer != nil // tokencount.go
 	}
 	hasOffsets := slices.ContainsFunc(r.reqs, func(q workload.Request) bool { return q.ArrivalOffsetS != nil })
 	if hasOffsets && cfg.Load.Mode == ModeConcurrency {
@@ -295,9 +296,11 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 	}
 	sl.Requests = len(r.reqs)
 	sum := Summarize(out.recs, out.notSent, !out.interrupted && !out.drainCut)
+	sum.TokenCheck = tokenCheck(cfg.Tokenizer, out.recs)
 	steady, drain := phases(out.recs, out.sendEndS)
 	st := SweepStep{Value: v, Load: sl, Summary: sum, Phases: Phases{Steady: steady, Drain: drain}}
 	stepWarnings(&stepWarn, &sl, &sum, &out)
+	tokenWarnings(&stepWarn, sum.TokenCheck)
 	st.Warnings = stepWarn.all()
 	for _, w := range st.Warnings {
 		if cfg.SweepKind != "" {
@@ -310,6 +313,7 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 
 // record hands a measured record to the caller, one at a time.
 func (r *runner) record(rec *Record) {
+	clientCounts(r.cfg.Tokenizer, rec)
 	if r.cfg.OnRecord == nil {
 		return
 	}
