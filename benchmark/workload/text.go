@@ -232,7 +232,8 @@ func (tp *TextPrompts) render(msgs []chat.Message) (string, error) {
 
 // TextPromptsFor resolves workload random's --tokenizer, --prompt and
 // --chat-template flags: nil (token ids) without a tokenizer unless a
-// text form is asked for, which is an error.
+// text form is asked for, which is an error. A wrong flag combination is a
+// FlagError; a file that cannot be read or parsed is another error.
 func TextPromptsFor(tokFile, prompt, templateFile string) (*TextPrompts, error) {
 	kind := Kind(prompt)
 	switch prompt {
@@ -243,19 +244,19 @@ func TextPromptsFor(tokFile, prompt, templateFile string) (*TextPrompts, error) 
 		}
 	case "text", "chat":
 	default:
-		return nil, fmt.Errorf("--prompt %q: want ids, text or chat", prompt)
+		return nil, FlagError(fmt.Sprintf("--prompt %q: want ids, text or chat", prompt))
 	}
 	if tokFile == "" {
 		if kind != KindTokens || templateFile != "" {
-			return nil, fmt.Errorf("--prompt %s and --chat-template need --tokenizer FILE", prompt)
+			return nil, FlagError("--prompt text/chat and --chat-template need --tokenizer FILE")
 		}
 		return nil, nil
 	}
 	if kind == KindTokens {
-		return nil, fmt.Errorf("--prompt ids makes token-id prompts; --tokenizer applies to text or chat")
+		return nil, FlagError("--prompt ids makes token-id prompts; --tokenizer applies to text or chat")
 	}
 	if templateFile != "" && kind != KindChat {
-		return nil, fmt.Errorf("--chat-template applies to --prompt chat only")
+		return nil, FlagError("--chat-template applies to --prompt chat only")
 	}
 	tok, err := tokenizer.Load(tokFile)
 	if err != nil {
@@ -269,3 +270,8 @@ func TextPromptsFor(tokFile, prompt, templateFile string) (*TextPrompts, error) 
 	}
 	return tp, nil
 }
+
+// FlagError is a wrong combination of flags (a usage error).
+type FlagError string
+
+func (e FlagError) Error() string { return string(e) }

@@ -175,6 +175,9 @@ bytes.`,
 				RequestRate: rate, Burstiness: burstiness,
 			}
 			if spec.Text, err = workload.TextPromptsFor(o.tokenizer, prompt, template); err != nil {
+				if _, ok := err.(workload.FlagError); ok {
+					return usagef("%v", err)
+				}
 				return err
 			}
 			reqs, err := workload.Random(spec)
