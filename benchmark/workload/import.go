@@ -280,20 +280,10 @@ func ShareGPT(name string, r io.Reader, opts ShareGPTOptions) ([]Request, Import
 			st.skip("empty prompt")
 			continue
 		}
-		in, out := opts.count(h.Value), opts.count(g.Value)
-		if opts.MinLen > 0 && (in < opts.MinLen || (opts.OutputLen == 0 && out < opts.MinLen)) {
-			st.skip("shorter than the minimum length")
-			continue
-		}
-		if opts.OutputLen > 0 {
-			out = opts.OutputLen
-		}
-		if opts.MaxInputLen > 0 && in > opts.MaxInputLen {
-			st.skip("prompt longer than the maximum input length")
-			continue
-		}
-		if opts.MaxTotalLen > 0 && in+out > opts.MaxTotalLen {
-			st.skip("prompt + reply longer than the maximum total length")
+		in := opts.count(h.Value)
+		out, reason := opts.filter(in, opts.count(g.Value))
+		if reason != "" {
+			st.skip(reason)
 			continue
 		}
 		id := convID(c.ID, st.Read)
@@ -332,6 +322,24 @@ func ShareGPT(name string, r io.Reader, opts ShareGPTOptions) ([]Request, Import
 		return nil, st, fmt.Errorf("%s: no usable conversations (%d read)", name, st.Read)
 	}
 	return reqs, st, nil
+}
+
+// filter applies the length filters to a prompt of in tokens and a reply
+// of out tokens; it returns max_tokens, or why the conversation is skipped.
+func (opts *ShareGPTOptions) filter(in, out int) (int, string) {
+	if opts.MinLen > 0 && (in < opts.MinLen || (opts.OutputLen == 0 && out < opts.MinLen)) {
+		return 0, "shorter than the minimum length"
+	}
+	if opts.OutputLen > 0 {
+		out = opts.OutputLen
+	}
+	if opts.MaxInputLen > 0 && in > opts.MaxInputLen {
+		return 0, "prompt longer than the maximum input length"
+	}
+	if opts.MaxTotalLen > 0 && in+out > opts.MaxTotalLen {
+		return 0, "prompt + reply longer than the maximum total length"
+	}
+	return out, ""
 }
 
 func isHuman(from string) bool { return from == "human" || from == "user" }

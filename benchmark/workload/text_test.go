@@ -142,3 +142,25 @@ func BenchmarkTenThousandPrompts(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCountTenThousandPrompts counts (as imports and benchmark
+// --tokenizer do) the prompts of a 10,000-request workload of 1,000-token
+// text prompts.
+func BenchmarkCountTenThousandPrompts(b *testing.B) {
+	tok := sharedTokenizer(b, "hf/llama3/tokenizer.json")
+	in, _ := ParseLength("1000")
+	out, _ := ParseLength("100")
+	reqs, err := Random(RandomSpec{Num: 10000, InputLen: in, OutputLen: out, Text: &TextPrompts{Tokenizer: tok, Kind: KindText}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := ImportOptions{Tokenizer: tok}
+	b.ResetTimer()
+	for b.Loop() {
+		for i := range reqs {
+			if n := opts.inputLen(&reqs[i]); n != 1000 {
+				b.Fatalf("%s: %d tokens", reqs[i].ID, n)
+			}
+		}
+	}
+}
