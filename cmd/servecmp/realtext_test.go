@@ -112,3 +112,35 @@ func TestWorkloadRandomChatCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkloadDatasetCLI imports a multi-turn Parquet dataset and shows
+// its sessions in workload info.
+func TestWorkloadDatasetCLI(t *testing.T) {
+	type msg struct {
+		Role    string `parquet:"role"`
+		Content string `parquet:"content"`
+	}
+	type row struct {
+		Conv []msg `parquet:"conv"`
+	}
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "chats.parquet")
+	f, err := os.Create(pq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := []msg{{"user", "Hi there"}, {"assistant", "Hello! How can I help?"}, {"user", "Tell me a joke"}, {"assistant", "No."}}
+	if err := parquet.Write(f, []row{{turns}, {turns[:2]}}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out := filepath.Join(dir, "w.jsonl")
+	code, _, errs := runWorkloadCLI(t, "workload", "dataset", pq, "--messages-field", "conv", "--multi-turn", "--out", out)
+	if code != 0 || !strings.Contains(errs, "read 2 records, kept 3") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	code, info, errs := runWorkloadCLI(t, "workload", "info", out)
+	if code != 0 || !strings.Contains(info, "sessions    2 (3 turns)") {
+		t.Fatalf("info exit %d: %s %s", code, info, errs)
+	}
+}
