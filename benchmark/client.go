@@ -176,6 +176,7 @@ type stream struct {
 	cumTokens int  // last cumulative completion count seen on a content chunk
 	contUsage bool // content chunks carry cumulative usage
 	events    int
+	capture   *textCapture // the answer's text, when the request asks (sessions.go)
 }
 
 var errStop = errors.New("stop")
@@ -220,6 +221,9 @@ func (s *stream) event(data []byte) error {
 			s.rec.EmptyChunks++
 		}
 		return nil
+	}
+	if s.capture != nil {
+		s.capture.add(data)
 	}
 	k := 1
 	r := s.rec
@@ -341,6 +345,9 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 		onSend()
 	}
 	s := &stream{rec: rec, sent: sent}
+	if p.capture {
+		s.capture = &textCapture{}
+	}
 	if e := c.exchange(ctx, cancel, clk, req, p, s); e != nil {
 		rec.OK = false
 		rec.ErrorClass, rec.Error = e.class, c.scrub(e.msg)
@@ -349,6 +356,7 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 		return sent
 	}
 	finishRecord(rec, s, p)
+	captured(rec, s, p)
 	return sent
 }
 

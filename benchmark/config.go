@@ -11,6 +11,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/tokenizer"
 )
 
 // Mode is a load mode: how requests are offered.
@@ -72,6 +73,9 @@ type Config struct {
 	// profile holds the load until its stop call has returned).
 	OnStart   func(step int, t0 time.Time)
 	SendUntil <-chan struct{}
+	// Tokenizer, when set, counts every prompt and answer client-side
+	// (Record.Client*Tokens, Summary.TokenCheck; tokencount.go).
+	Tokenizer *tokenizer.Tokenizer
 }
 
 // MetricsConfig says where and how often to scrape the server's

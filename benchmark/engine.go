@@ -60,6 +60,8 @@ type prepared struct {
 	req  *workload.Request
 	path string
 	body []byte
+	// capture keeps the answer's text on the record (sessions.go).
+	capture bool
 }
 
 // buildBody encodes r for the engine called name. It returns warnings

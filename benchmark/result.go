@@ -77,6 +77,9 @@ type WorkloadInfo struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
 	Count  int    `json:"count"`
+	// TokenizerHash is the workload header's tokenizer_hash: the tokenizer
+	// its prompts were made or counted with ("" when none).
+	TokenizerHash string `json:"tokenizer_hash,omitempty"`
 }
 
 // LoadPolicy is the offered load of one measured run.
@@ -238,6 +241,9 @@ type Summary struct {
 	// ServerTimings compares the client's clock with the engine's own
 	// per-request timings; nil when no ok request carried any.
 	ServerTimings *TimingCheck `json:"server_timings,omitempty"`
+	// TokenCheck compares usage with the client's tokenizer counts; only
+	// with Config.Tokenizer (tokencount.go).
+	TokenCheck *TokenCheck `json:"token_check,omitempty"`
 }
 
 // Sweep is a series of measured runs over offered concurrency or rate.
@@ -308,4 +314,13 @@ type Record struct {
 	// ServerTimings are the engine's own timings of this request, when it
 	// reports them (llama.cpp's "timings" in the last chunk).
 	ServerTimings *ServerTimings `json:"server_timings,omitempty"`
+	// ClientPromptTokens and ClientCompletionTokens are the benchmark
+	// tokenizer's counts of the prompt text sent and the answer text
+	// received (tokencount.go); absent without --tokenizer.
+	ClientPromptTokens     int `json:"client_prompt_tokens,omitempty"`
+	ClientCompletionTokens int `json:"client_completion_tokens,omitempty"`
+
+	output     string // the answer's text, when captured (sessions.go)
+	sentBody   []byte // the body sent, when captured
+	chatPrompt bool   // ClientPromptTokens counts chat message contents
 }

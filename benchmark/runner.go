@@ -135,11 +135,15 @@ func (r *runner) prepare(ctx context.Context) error {
 		Workload:  WorkloadInfo{Path: cfg.Workload.Path, SHA256: cfg.Workload.SHA256, Count: len(r.reqs)},
 		StartedAt: time.Now().UTC(),
 	}
+	if h := cfg.Workload.Header; h != nil {
+		r.res.Workload.TokenizerHash = h.TokenizerHash
+	}
 	r.prep = make([]prepared, len(r.reqs))
 	for i := range r.reqs {
 		if r.prep[i], err = buildBody(&r.reqs[i], r.model, info.Engine, r.warn.add); err != nil {
 			return fmt.Errorf("workload %s: %w", cfg.Workload.Path, err)
 		}
+		r.prep[i].capture = cfg.Tokenizer != nil // tokencount.go
 	}
 	hasOffsets := slices.ContainsFunc(r.reqs, func(q workload.Request) bool { return q.ArrivalOffsetS != nil })
 	if hasOffsets && cfg.Load.Mode == ModeConcurrency {
@@ -299,9 +303,11 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 	}
 	sl.Requests = len(r.reqs)
 	sum := Summarize(out.recs, out.notSent, !out.interrupted && !out.drainCut)
+	sum.TokenCheck = tokenCheck(cfg.Tokenizer, out.recs)
 	steady, drain := phases(out.recs, out.sendEndS)
 	st := SweepStep{Value: v, Load: sl, Summary: sum, Phases: Phases{Steady: steady, Drain: drain}}
 	stepWarnings(&stepWarn, &sl, &sum, &out)
+	tokenWarnings(&stepWarn, sum.TokenCheck)
 	st.Warnings = stepWarn.all()
 	for _, w := range st.Warnings {
 		if cfg.SweepKind != "" {
@@ -314,6 +320,7 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 
 // record hands a measured record to the caller, one at a time.
 func (r *runner) record(rec *Record) {
+	clientCounts(r.cfg.Tokenizer, rec)
 	if r.cfg.OnRecord == nil {
 		return
 	}
@@ -428,6 +435,7 @@ func warmupRequest(r *workload.Request) workload.Request {
 	w := *r
 	w.ID += "-warmup"
 	w.ArrivalOffsetS = nil
+	w.Session, w.Turn = "", 0 // warmup turns are single requests
 	if len(r.PromptTokens) > 0 {
 		w.PromptTokens = slices.Clone(r.PromptTokens)
 		slices.Reverse(w.PromptTokens)
@@ -496,7 +504,7 @@ func arrivalOffsets(reqs []workload.Request, l LoadPolicy) ([]float64, error) {
 				return nil, fmt.Errorf("request %q: negative arrival offset", reqs[i].ID)
 			}
 			off[i] = *o
-		} else if l.Mode == ModeTrace {
+		} else if l.Mode == ModeTrace && reqs[i].Turn == 0 { // later turns follow their answers (sessions.go)
 			return nil, fmt.Errorf("request %q has no arrival_offset_s (trace mode needs one on every request)", reqs[i].ID)
 		}
 	}

@@ -60,7 +60,9 @@ func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64,
 	}
 	s.reqCtx, s.cancelReqs = context.WithCancelCause(context.Background())
 	defer s.cancelReqs(nil)
-	if offsets == nil {
+	if hasSessions(reqs) {
+		s.runSessions(offsets, l) // sessions.go
+	} else if offsets == nil {
 		s.closedLoop(l.Concurrency)
 	} else {
 		s.openLoop(offsets, l.MaxConcurrency)

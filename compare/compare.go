@@ -141,7 +141,7 @@ type Difference struct {
 	B           string `json:"b"`
 	Intentional bool   `json:"intentional"`
 	// Critical is set for the fields that make the sides not comparable
-	// unless declared intentional (model, workload, load, resources).
+	// unless declared intentional (model, workload, tokenizer, load, resources).
 	Critical bool `json:"critical"`
 }
 

@@ -179,6 +179,8 @@ func TestContractMismatch(t *testing.T) {
 	}{
 		{"model", func(r *benchmark.Result) { r.Manifest.Model = "other-model" }, nil, false, "manifest.model"},
 		{"workload", func(r *benchmark.Result) { r.Workload.SHA256 = strings.Repeat("b", 64) }, nil, false, "workload.sha256"},
+		{"tokenizer", func(r *benchmark.Result) { r.Workload.TokenizerHash = "aa" }, nil, false, "workload.tokenizer_hash"},
+		{"tokenizer declared", func(r *benchmark.Result) { r.Workload.TokenizerHash = "aa" }, []string{"tokenizer"}, true, "workload.tokenizer_hash"},
 		{"gpu", func(r *benchmark.Result) { r.Manifest.GPUType = "A100" }, nil, false, "manifest.gpu_type"},
 		{"gpu declared", func(r *benchmark.Result) { r.Manifest.GPUType = "A100" }, []string{"resources"}, true, "manifest.gpu_type"},
 		{"load", func(r *benchmark.Result) { r.Load.Concurrency = 8 }, nil, false, "load.concurrency"},

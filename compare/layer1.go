@@ -104,6 +104,8 @@ func criticalGroup(field string) string {
 		return "model"
 	case "workload.sha256", "workload.count":
 		return "workload"
+	case "workload.tokenizer_hash":
+		return "tokenizer"
 	case "manifest.gpu_type", "manifest.gpu_count", "manifest.topology", "manifest.memory_limit":
 		return "resources"
 	case "load.mode", "load.concurrency", "load.rate", "load.arrival", "load.burstiness", "load.max_concurrency",

@@ -9,9 +9,12 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/servecmp/servecmp/tokenizer"
 )
 
 // ImportOptions apply to every imported request.
@@ -24,6 +27,41 @@ type ImportOptions struct {
 	// ShareGPT shuffle.
 	Seed         uint64
 	RequestSeeds bool
+	// Tokenizer, when set, counts text and chat prompts exactly (their
+	// input_len) and replaces the characters/4 approximation in length
+	// filters and reply-derived output lengths.
+	Tokenizer *tokenizer.Tokenizer
+}
+
+// count is a text's token count: exact under the tokenizer, else
+// ApproxTokens.
+func (o *ImportOptions) count(s string) int {
+	if o.Tokenizer != nil {
+		return o.Tokenizer.Count(s)
+	}
+	return ApproxTokens(s)
+}
+
+// inputLen is the exact token count of a text or chat prompt's own text
+// (message contents), or 0 without a tokenizer.
+func (o *ImportOptions) inputLen(r *Request) int {
+	if o.Tokenizer == nil || len(r.PromptTokens) > 0 {
+		return r.InputLen
+	}
+	n := o.Tokenizer.Count(r.Prompt)
+	for _, m := range r.Messages {
+		n += o.Tokenizer.Count(m.Content)
+	}
+	return n
+}
+
+// Header is the workload header an import with these options calls for:
+// nil without a tokenizer.
+func (o *ImportOptions) Header() *Header {
+	if o.Tokenizer == nil {
+		return nil
+	}
+	return &Header{Tokenizer: filepath.Base(o.Tokenizer.Path()), TokenizerHash: o.Tokenizer.Hash()}
 }
 
 // ImportStats tells what an import kept and dropped.
@@ -148,6 +186,7 @@ func jsonlRequest(line []byte, lineNo int, ignored map[string]bool, opts ImportO
 	if len(req.PromptTokens) > 0 {
 		req.InputLen = len(req.PromptTokens)
 	}
+	req.InputLen = opts.inputLen(&req)
 	switch {
 	case opts.OutputLen > 0:
 		req.MaxTokens = opts.OutputLen
@@ -187,8 +226,9 @@ type ShareGPTOptions struct {
 	// (fewer when the file has fewer valid ones); 0 keeps all, in file
 	// order.
 	Num int
-	// Filters on approximate token counts (ApproxTokens), as vLLM's
-	// ShareGPT loader applies them; 0 disables a filter.
+	// Filters on token counts (ApproxTokens, or the tokenizer's exact
+	// count when one is given), as vLLM's ShareGPT loader applies them; 0
+	// disables a filter.
 	MinLen      int // drop prompts or replies shorter than this
 	MaxInputLen int // drop prompts longer than this
 	MaxTotalLen int // drop prompt + reply longer than this
@@ -240,20 +280,10 @@ func ShareGPT(name string, r io.Reader, opts ShareGPTOptions) ([]Request, Import
 			st.skip("empty prompt")
 			continue
 		}
-		in, out := ApproxTokens(h.Value), ApproxTokens(g.Value)
-		if opts.MinLen > 0 && (in < opts.MinLen || (opts.OutputLen == 0 && out < opts.MinLen)) {
-			st.skip("shorter than the minimum length")
-			continue
-		}
-		if opts.OutputLen > 0 {
-			out = opts.OutputLen
-		}
-		if opts.MaxInputLen > 0 && in > opts.MaxInputLen {
-			st.skip("prompt longer than the maximum input length")
-			continue
-		}
-		if opts.MaxTotalLen > 0 && in+out > opts.MaxTotalLen {
-			st.skip("prompt + reply longer than the maximum total length")
+		in := opts.count(h.Value)
+		out, reason := opts.filter(in, opts.count(g.Value))
+		if reason != "" {
+			st.skip(reason)
 			continue
 		}
 		id := convID(c.ID, st.Read)
@@ -261,13 +291,17 @@ func ShareGPT(name string, r io.Reader, opts ShareGPTOptions) ([]Request, Import
 			id = id + "#" + strconv.Itoa(st.Read)
 		}
 		ids[id] = true
-		reqs = append(reqs, Request{
+		r := Request{
 			ID:          id,
 			Messages:    []Message{{Role: "user", Content: h.Value}},
 			MaxTokens:   out,
 			FixedLength: opts.FixedLength,
 			Sampling:    opts.Sampling.clone(),
-		})
+		}
+		if opts.Tokenizer != nil {
+			r.InputLen = in
+		}
+		reqs = append(reqs, r)
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, st, fmt.Errorf("%s: after conversation %d: %v", name, st.Read, jsonMsg(err))
@@ -288,6 +322,24 @@ func ShareGPT(name string, r io.Reader, opts ShareGPTOptions) ([]Request, Import
 		return nil, st, fmt.Errorf("%s: no usable conversations (%d read)", name, st.Read)
 	}
 	return reqs, st, nil
+}
+
+// filter applies the length filters to a prompt of in tokens and a reply
+// of out tokens; it returns max_tokens, or why the conversation is skipped.
+func (opts *ShareGPTOptions) filter(in, out int) (int, string) {
+	if opts.MinLen > 0 && (in < opts.MinLen || (opts.OutputLen == 0 && out < opts.MinLen)) {
+		return 0, "shorter than the minimum length"
+	}
+	if opts.OutputLen > 0 {
+		out = opts.OutputLen
+	}
+	if opts.MaxInputLen > 0 && in > opts.MaxInputLen {
+		return 0, "prompt longer than the maximum input length"
+	}
+	if opts.MaxTotalLen > 0 && in+out > opts.MaxTotalLen {
+		return 0, "prompt + reply longer than the maximum total length"
+	}
+	return out, ""
 }
 
 func isHuman(from string) bool { return from == "human" || from == "user" }

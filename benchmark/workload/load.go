@@ -95,7 +95,39 @@ func (r *Request) Validate() error {
 	if a := r.ArrivalOffsetS; a != nil && (math.IsNaN(*a) || math.IsInf(*a, 0) || *a < 0) {
 		return fmt.Errorf("request %q: arrival_offset_s must be finite and >= 0, got %v", r.ID, *a)
 	}
+	return r.validateTurn()
+}
+
+// validateTurn checks the session fields of one request.
+func (r *Request) validateTurn() error {
+	switch {
+	case r.Turn < 0:
+		return fmt.Errorf("request %q: turn is negative (%d)", r.ID, r.Turn)
+	case r.Turn > 0 && r.Session == "":
+		return fmt.Errorf("request %q: turn %d without a session", r.ID, r.Turn)
+	case r.Session != "" && len(r.Messages) == 0:
+		return fmt.Errorf("request %q: a session turn must be a chat prompt (messages)", r.ID)
+	case r.Turn > 0 && r.ArrivalOffsetS != nil:
+		return fmt.Errorf("request %q: only a session's first turn may have arrival_offset_s", r.ID)
+	}
 	return nil
+}
+
+// checkSessions checks that every session's turns come in file order as
+// 0, 1, 2, … without gaps. It returns the offending request's index.
+func checkSessions(reqs []Request) (int, error) {
+	next := map[string]int{}
+	for i := range reqs {
+		r := &reqs[i]
+		if r.Session == "" {
+			continue
+		}
+		if want := next[r.Session]; r.Turn != want {
+			return i, fmt.Errorf("request %q: session %q turn %d, want turn %d (turns must come in order from 0)", r.ID, r.Session, r.Turn, want)
+		}
+		next[r.Session] = r.Turn + 1
+	}
+	return 0, nil
 }
 
 // Validate checks every request and that ids are unique. It returns the
@@ -114,11 +146,14 @@ func Validate(reqs []Request) error {
 		}
 		seen[reqs[i].ID] = i
 	}
+	if i, err := checkSessions(reqs); err != nil {
+		return fmt.Errorf("request %d: %w", i+1, err)
+	}
 	return nil
 }
 
 // Load reads a workload file (JSON Lines, one Request per line; blank lines
-// are skipped). It fails on the first malformed or invalid line with an
+// are skipped; an optional first line {"header": {...}} is the Header). It fails on the first malformed or invalid line with an
 // error of the form "FILE:LINE: what is wrong". The file is opened
 // read-only.
 func Load(path string) (*Workload, error) {
@@ -148,6 +183,16 @@ func Parse(name string, data []byte) (*Workload, error) {
 		if len(line) == 0 {
 			continue
 		}
+		if len(w.Requests) == 0 && w.Header == nil {
+			h, isHeader, err := parseHeader(line)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", name, lineNo, err)
+			}
+			if isHeader {
+				w.Header = h
+				continue
+			}
+		}
 		var r Request
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
@@ -168,6 +213,9 @@ func Parse(name string, data []byte) (*Workload, error) {
 	}
 	if len(w.Requests) == 0 {
 		return nil, fmt.Errorf("%s: no requests", name)
+	}
+	if _, err := checkSessions(w.Requests); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return w, nil
 }

@@ -157,6 +157,18 @@ type RandomSpec struct {
 	// rate is RequestRate; Burstiness 1 is a Poisson process (0 means 1).
 	RequestRate float64
 	Burstiness  float64
+	// Text, when set, makes the prompts real text or chat of the same
+	// exact lengths under its tokenizer instead of token ids (Vocab is
+	// then unused).
+	Text *TextPrompts
+}
+
+// Header is the workload header spec calls for: nil for token-id prompts.
+func (spec RandomSpec) Header() *Header {
+	if spec.Text == nil || spec.Text.Tokenizer == nil {
+		return nil
+	}
+	return spec.Text.header()
 }
 
 // Stream constants that separate the random streams drawn from one seed,
@@ -213,22 +225,21 @@ func Random(spec RandomSpec) ([]Request, error) {
 	}
 	width := len(strconv.Itoa(spec.Num - 1))
 	reqs := make([]Request, spec.Num)
+	ins := make([]int, spec.Num)
 	at := 0.0
 	for i := range reqs {
 		in := spec.InputLen.Sample(lr)
 		out := spec.OutputLen.Sample(lr)
-		p := make([]int, 0, spec.PrefixLen+in)
-		p = append(p, prefix...)
-		for range in {
-			p = append(p, tok(lr))
-		}
-		r := Request{
-			ID:           fmt.Sprintf("r%0*d", width, i),
-			PromptTokens: p,
-			MaxTokens:    out,
-			FixedLength:  spec.FixedLength,
-			InputLen:     len(p),
-			Sampling:     spec.Sampling.clone(),
+		ins[i] = in
+		r := Request{ID: fmt.Sprintf("r%0*d", width, i), MaxTokens: out, FixedLength: spec.FixedLength,
+			Sampling: spec.Sampling.clone()}
+		if spec.Text == nil {
+			r.PromptTokens = make([]int, 0, spec.PrefixLen+in)
+			r.PromptTokens = append(r.PromptTokens, prefix...)
+			for range in {
+				r.PromptTokens = append(r.PromptTokens, tok(lr))
+			}
+			r.InputLen = len(r.PromptTokens)
 		}
 		if spec.RequestSeeds && spec.Sampling.Temperature != nil && *spec.Sampling.Temperature > 0 {
 			s := int64(sr.Uint64() >> 1)
@@ -242,6 +253,11 @@ func Random(spec RandomSpec) ([]Request, error) {
 			r.ArrivalOffsetS = &a
 		}
 		reqs[i] = r
+	}
+	if spec.Text != nil {
+		if err := spec.Text.fill(spec.Seed, spec.PrefixLen, reqs, ins); err != nil {
+			return nil, err
+		}
 	}
 	return reqs, nil
 }

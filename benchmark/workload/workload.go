@@ -36,12 +36,22 @@ type Request struct {
 	// the start of the measured phase (a trace replay); it overrides the
 	// arrival process.
 	ArrivalOffsetS *float64 `json:"arrival_offset_s,omitempty"`
+	// Session groups the turns of one multi-turn conversation and Turn is
+	// the turn's 0-based index. A turn's Messages are only what the turn
+	// adds (the user message, and any system message on turn 0): the
+	// benchmark sends turn k+1 after turn k's answer has arrived, with the
+	// conversation so far (earlier turns' messages and the server's actual
+	// answers as assistant messages) in front of it. InputLen counts the
+	// turn's own messages only.
+	Session string `json:"session,omitempty"`
+	Turn    int    `json:"turn,omitempty"`
 }
 
 // Workload is a loaded workload file.
 type Workload struct {
 	Path     string
-	SHA256   string // hex sha256 of the file's bytes
+	SHA256   string  // hex sha256 of the file's bytes
+	Header   *Header // the first line's header, nil when the file has none
 	Requests []Request
 }
 

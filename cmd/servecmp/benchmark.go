@@ -21,6 +21,7 @@ import (
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/present"
+	"github.com/servecmp/servecmp/tokenizer"
 )
 
 type benchFlags struct {
@@ -42,6 +43,7 @@ type benchFlags struct {
 	manifestFile                             string
 	out, records                             string
 	progress                                 string
+	tokenizer                                string
 }
 
 func newBenchmarkCmd(e *env) *cobra.Command { return benchmarkCmd(e, &benchFlags{}) }
@@ -83,6 +85,7 @@ to any output.`,
 	fs.StringVar(&f.url, "url", "", "server base URL, e.g. http://localhost:8000 (required)")
 	fs.StringVar(&f.model, "model", "", "model name sent in requests (default: the first model of GET /v1/models)")
 	fs.StringVar(&f.workload, "workload", "", "workload file (JSONL; required)")
+	fs.StringVar(&f.tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: count prompts and answers client-side and warn when usage disagrees by > 1%")
 	fs.StringVar(&f.engine, "engine", "auto", "engine dialect: auto, vllm, sglang, trtllm, tgi, llamacpp or openai")
 	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "file holding the API key (default: $OPENAI_API_KEY)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "closed loop: requests kept in flight")
@@ -273,6 +276,11 @@ func (f *benchFlags) config(c *cobra.Command) (benchmark.Config, error) {
 		return cfg, err
 	}
 	cfg.Workload = w
+	if f.tokenizer != "" {
+		if cfg.Tokenizer, err = tokenizer.Load(f.tokenizer); err != nil {
+			return cfg, err
+		}
+	}
 	if err := f.loadPolicy(c, w, &cfg); err != nil {
 		return cfg, err
 	}

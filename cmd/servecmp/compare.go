@@ -61,7 +61,7 @@ func newCompareCmd(e *env) *cobra.Command {
 	fl.StringArrayVar(&f.paths.ProfilesA, "profile-a", nil, "profile analysis of A (analyze --save or --format json; repeatable)")
 	fl.StringArrayVar(&f.paths.ProfilesB, "profile-b", nil, "profile analysis of B (repeatable)")
 	fl.StringVar(&f.paths.Check, "check", "", "check report (servecmp check --out)")
-	fl.StringArrayVar(&f.intent, "intentional", nil, "declare a difference intentional: a field (manifest.quantization, quantization) or group (model, workload, load, resources); repeatable")
+	fl.StringArrayVar(&f.intent, "intentional", nil, "declare a difference intentional: a field (manifest.quantization, quantization) or group (model, workload, tokenizer, load, resources); repeatable")
 	fl.Float64Var(&f.alpha, "alpha", 0.05, "significance level of the tests")
 	fl.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples for latency intervals")
 	fl.Uint64Var(&f.seed, "seed", 1, "bootstrap seed")

@@ -17,6 +17,7 @@ import (
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/present"
+	"github.com/servecmp/servecmp/tokenizer"
 )
 
 func newWorkloadCmd(e *env) *cobra.Command {
@@ -29,7 +30,7 @@ arrival offset. Its sha256 is recorded in every benchmark result, so the same
 bytes drive every engine. Once written, a workload file is never rewritten:
 commands refuse to overwrite an existing file unless --force is given.`,
 	}
-	cmd.AddCommand(newWorkloadRandomCmd(e), newWorkloadFromJSONLCmd(e), newWorkloadShareGPTCmd(e), newWorkloadInfoCmd(e))
+	cmd.AddCommand(newWorkloadRandomCmd(e), newWorkloadFromJSONLCmd(e), newWorkloadShareGPTCmd(e), newWorkloadDatasetCmd(e), newWorkloadInfoCmd(e))
 	return cmd
 }
 
@@ -42,6 +43,8 @@ type outputFlags struct {
 	topP        float64
 	topK        int
 	reqSeeds    bool
+	tokenizer   string           // --tokenizer FILE (random, imports)
+	hdr         *workload.Header // written as the file's first line when set
 }
 
 func (o *outputFlags) register(fs *pflag.FlagSet) {
@@ -52,6 +55,18 @@ func (o *outputFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.topP, "top-p", 1, "top_p, sent only when given")
 	fs.IntVar(&o.topK, "top-k", -1, "top_k, sent only when given")
 	fs.BoolVar(&o.reqSeeds, "request-seeds", true, "with --temperature > 0, give each request its own sampling seed derived from --seed")
+}
+
+func (o *outputFlags) registerTokenizer(fs *pflag.FlagSet) {
+	fs.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: count prompt lengths exactly (else characters/4)")
+}
+
+// loadTokenizer loads --tokenizer, or returns nil when none is given.
+func (o *outputFlags) loadTokenizer() (*tokenizer.Tokenizer, error) {
+	if o.tokenizer == "" {
+		return nil, nil
+	}
+	return tokenizer.Load(o.tokenizer)
 }
 
 func (o *outputFlags) sampling(c *cobra.Command) workload.Sampling {
@@ -95,7 +110,7 @@ func (o *outputFlags) check(inputs ...string) error {
 func (o *outputFlags) write(e *env, reqs []workload.Request) error {
 	if o.out == "-" {
 		var buf bytes.Buffer
-		if err := workload.Write(&buf, reqs); err != nil {
+		if err := workload.WriteWithHeader(&buf, o.hdr, reqs); err != nil {
 			return err
 		}
 		sum := sha256.Sum256(buf.Bytes())
@@ -105,7 +120,7 @@ func (o *outputFlags) write(e *env, reqs []workload.Request) error {
 		fmt.Fprintf(e.stderr, "workload: %d requests  sha256 %s  (stdout)\n", len(reqs), hex.EncodeToString(sum[:]))
 		return nil
 	}
-	sha, err := workload.WriteFile(o.out, reqs)
+	sha, err := workload.WriteFileWithHeader(o.out, o.hdr, reqs)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", o.out, err)
 	}
@@ -121,6 +136,7 @@ func newWorkloadRandomCmd(e *env) *cobra.Command {
 		seed             uint64
 		vocab, prefixLen int
 		rate, burstiness float64
+		prompt, template string
 	)
 	cmd := &cobra.Command{
 		Use:   "random",
@@ -153,14 +169,22 @@ bytes.`,
 			if num <= 0 {
 				return usagef("--num must be > 0")
 			}
-			reqs, err := workload.Random(workload.RandomSpec{
+			spec := workload.RandomSpec{
 				Num: num, InputLen: il, OutputLen: ol, Seed: seed, Vocab: vocab, PrefixLen: prefixLen,
 				FixedLength: o.fixedLength, Sampling: o.sampling(c), RequestSeeds: o.reqSeeds,
 				RequestRate: rate, Burstiness: burstiness,
-			})
+			}
+			if spec.Text, err = workload.TextPromptsFor(o.tokenizer, prompt, template); err != nil {
+				if _, ok := err.(workload.FlagError); ok {
+					return usagef("%v", err)
+				}
+				return err
+			}
+			reqs, err := workload.Random(spec)
 			if err != nil {
 				return usagef("%v", err)
 			}
+			o.hdr = spec.Header()
 			return o.write(e, reqs)
 		},
 	}
@@ -173,6 +197,9 @@ bytes.`,
 	f.IntVar(&prefixLen, "prefix-len", 0, "tokens of one shared prefix at the start of every prompt")
 	f.Float64Var(&rate, "request-rate", 0, "mean arrival rate in req/s for arrival offsets (0: none; the load policy decides)")
 	f.Float64Var(&burstiness, "burstiness", 1, "gamma shape of inter-arrival gaps (1 Poisson, <1 burstier, >1 smoother)")
+	f.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: prompts of exact length under it (README: Real text)")
+	f.StringVar(&prompt, "prompt", "", "prompt form: ids (default without --tokenizer), text or chat (default with it)")
+	f.StringVar(&template, "chat-template", "", "Jinja chat template: render chat prompts client-side and send them as text")
 	o.register(f)
 	for _, n := range []string{"num", "input-len", "output-len", "out"} {
 		_ = cmd.MarkFlagRequired(n)
@@ -204,17 +231,22 @@ Other keys are ignored and listed on stderr.`,
 			if outLen < 0 {
 				return usagef("--output-len must be >= 0")
 			}
+			tok, err := o.loadTokenizer()
+			if err != nil {
+				return err
+			}
 			f, err := os.Open(args[0])
 			if err != nil {
 				return err
 			}
 			defer f.Close()
-			reqs, st, err := workload.FromJSONL(args[0], f, workload.ImportOptions{
-				OutputLen: outLen, FixedLength: o.fixedLength, Sampling: o.sampling(c), Seed: seed, RequestSeeds: o.reqSeeds,
-			})
+			iopts := workload.ImportOptions{OutputLen: outLen, FixedLength: o.fixedLength, Sampling: o.sampling(c), Seed: seed,
+				RequestSeeds: o.reqSeeds, Tokenizer: tok}
+			reqs, st, err := workload.FromJSONL(args[0], f, iopts)
 			if err != nil {
 				return err
 			}
+			o.hdr = iopts.Header()
 			printImportStats(e, st)
 			return o.write(e, reqs)
 		},
@@ -222,6 +254,7 @@ Other keys are ignored and listed on stderr.`,
 	cmd.Flags().IntVar(&outLen, "output-len", 0, "max_tokens for every request, overriding the file (0: from the file)")
 	cmd.Flags().Uint64Var(&seed, "seed", 0, "seed for per-request sampling seeds")
 	o.register(cmd.Flags())
+	o.registerTokenizer(cmd.Flags())
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
@@ -253,6 +286,10 @@ file order.`,
 			if outLen < 0 || num < 0 || minLen < 0 || maxInput < 0 || maxTotal < 0 {
 				return usagef("--output-len, --num and the length filters must be >= 0")
 			}
+			tok, err := o.loadTokenizer()
+			if err != nil {
+				return err
+			}
 			f, err := os.Open(args[0])
 			if err != nil {
 				return err
@@ -260,12 +297,13 @@ file order.`,
 			defer f.Close()
 			reqs, st, err := workload.ShareGPT(args[0], f, workload.ShareGPTOptions{
 				ImportOptions: workload.ImportOptions{OutputLen: outLen, FixedLength: o.fixedLength, Sampling: o.sampling(c),
-					Seed: seed, RequestSeeds: o.reqSeeds},
+					Seed: seed, RequestSeeds: o.reqSeeds, Tokenizer: tok},
 				Num: num, MinLen: minLen, MaxInputLen: maxInput, MaxTotalLen: maxTotal,
 			})
 			if err != nil {
 				return err
 			}
+			o.hdr = (&workload.ImportOptions{Tokenizer: tok}).Header()
 			printImportStats(e, st)
 			if num > 0 && st.Kept < num {
 				fmt.Fprintf(e.stderr, "workload: warning: asked for %d conversations, only %d usable\n", num, st.Kept)
@@ -281,6 +319,63 @@ file order.`,
 	f.IntVar(&maxInput, "max-input-len", 1024, "skip prompts longer than this many approximate tokens (0: off)")
 	f.IntVar(&maxTotal, "max-total-len", 2048, "skip prompt+reply longer than this many approximate tokens (0: off)")
 	o.register(f)
+	o.registerTokenizer(f)
+	_ = cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+func newWorkloadDatasetCmd(e *env) *cobra.Command {
+	var (
+		o      outputFlags
+		d      workload.DatasetOptions
+		prompt string
+	)
+	cmd := &cobra.Command{
+		Use:   "dataset FILE",
+		Short: "Import prompts or conversations from a JSONL, JSON or Parquet dataset",
+		Long: `Maps a local dataset's records to requests: --prompt-field (text) or
+--messages-field (a list of {role, content} or ShareGPT {from, value}
+objects; --role-key/--content-key rename them), --output-len-field for
+max_tokens (else the reply's length, or --output-len). --multi-turn makes
+every user turn a request of one session, sent after the previous answer
+with the conversation so far. See README: Real text.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.check(args[0]); err != nil {
+				return err
+			}
+			if d.OutputLen < 0 || d.Num < 0 {
+				return usagef("--output-len and --num must be >= 0")
+			}
+			var err error
+			if d.Tokenizer, err = o.loadTokenizer(); err != nil {
+				return err
+			}
+			d.FixedLength, d.Sampling, d.RequestSeeds, d.PromptKind = o.fixedLength, o.sampling(c), o.reqSeeds, workload.Kind(prompt)
+			reqs, st, err := workload.Dataset(args[0], d)
+			if err != nil {
+				return err
+			}
+			printImportStats(e, st)
+			o.hdr = d.Header()
+			return o.write(e, reqs)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&d.Format, "format", "", "jsonl, json or parquet (default: from the file name)")
+	f.StringVar(&d.IDField, "id-field", "", "record id field (default: id when present)")
+	f.StringVar(&d.PromptField, "prompt-field", "", "text prompt field: one request per record")
+	f.StringVar(&prompt, "prompt", "chat", "send --prompt-field as a chat user message (chat) or a text prompt (text)")
+	f.StringVar(&d.MessagesField, "messages-field", "", "conversation field: a list of messages")
+	f.StringVar(&d.RoleKey, "role-key", "", "message role key (default role, then from)")
+	f.StringVar(&d.ContentKey, "content-key", "", "message content key (default content, then value)")
+	f.StringVar(&d.OutputLenField, "output-len-field", "", "whole-number field giving max_tokens")
+	f.IntVar(&d.OutputLen, "output-len", 0, "max_tokens for every request, overriding the file (0: from the file)")
+	f.BoolVar(&d.MultiTurn, "multi-turn", false, "every user turn a request of one per-conversation session")
+	f.IntVar(&d.Num, "num", 0, "keep N records after a seeded shuffle (0: all, file order)")
+	f.Uint64Var(&d.Seed, "seed", 0, "seed for the shuffle and per-request sampling seeds")
+	o.register(f)
+	o.registerTokenizer(f)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }

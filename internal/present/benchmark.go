@@ -97,8 +97,9 @@ func WriteWorkloadInfo(w io.Writer, wl *workload.Workload) error {
 	n := len(wl.Requests)
 	fmt.Fprintf(w, "file        %s\nsha256      %s\nrequests    %d (tokens %d, text %d, chat %d)\n",
 		wl.Path, wl.SHA256, n, st.Kinds[workload.KindTokens], st.Kinds[workload.KindText], st.Kinds[workload.KindChat])
+	writeWorkloadHeader(w, wl) // realtext.go
 	if len(st.InputLens) > 0 {
-		fmt.Fprintf(w, "input_len   %s tokens (%d requests with token-id prompts)\n", intStats(st.InputLens), len(st.InputLens))
+		fmt.Fprintf(w, "input_len   %s tokens (%d requests that know it: token ids, or counted with a tokenizer)\n", intStats(st.InputLens), len(st.InputLens))
 	}
 	_, err := fmt.Fprintf(w, "max_tokens  %s tokens\nfixed       %d of %d\narrivals    %d of %d\n",
 		intStats(st.MaxTokens), st.FixedLen, n, st.WithArrive, n)

@@ -1,0 +1,128 @@
+package benchmark
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+
+	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/tokenizer"
+)
+
+// TokenDisagreePct is the relative difference (percent) between the
+// server's usage counts and the client's own counts above which a run
+// warns.
+const TokenDisagreePct = 1.0
+
+// TokenCheck compares the server's usage counts with the client's counts
+// under the benchmark's tokenizer (Config.Tokenizer), over successful
+// requests whose server reported usage.
+//
+// The prompt comparison covers completions-endpoint requests (text and
+// token-id prompts) only: for chat the server counts its chat template's
+// tokens too, so chat prompts are counted (ClientChatPromptTokens) but not
+// compared. Servers add a BOS to prompts and count a final EOS in the
+// completion, so up to one extra server token per request is allowed
+// before the difference counts: DiffPct is (server − client − allowance)
+// / client × 100, where allowance is the part of server − client in
+// [0, requests].
+type TokenCheck struct {
+	Tokenizer     string `json:"tokenizer"`
+	TokenizerHash string `json:"tokenizer_hash"`
+	Requests      int    `json:"requests"`
+
+	PromptRequests     int     `json:"prompt_requests"`
+	ServerPromptTokens int64   `json:"server_prompt_tokens"`
+	ClientPromptTokens int64   `json:"client_prompt_tokens"`
+	PromptDiffPct      float64 `json:"prompt_diff_pct"`
+
+	ServerCompletionTokens int64   `json:"server_completion_tokens"`
+	ClientCompletionTokens int64   `json:"client_completion_tokens"`
+	CompletionDiffPct      float64 `json:"completion_diff_pct"`
+
+	ClientChatPromptTokens int64 `json:"client_chat_prompt_tokens"`
+}
+
+// clientCounts fills rec's client-side counts from the body it sent and
+// the answer text it received.
+func clientCounts(tok *tokenizer.Tokenizer, rec *Record) {
+	if tok == nil || !rec.OK || rec.sentBody == nil {
+		return
+	}
+	var b struct {
+		Prompt   json.RawMessage    `json:"prompt"`
+		Messages []workload.Message `json:"messages"`
+	}
+	if json.Unmarshal(rec.sentBody, &b) != nil {
+		return
+	}
+	var s string
+	var ids []int
+	switch {
+	case len(b.Messages) > 0:
+		rec.chatPrompt = true
+		for _, m := range b.Messages {
+			rec.ClientPromptTokens += tok.Count(m.Content)
+		}
+	case json.Unmarshal(b.Prompt, &s) == nil:
+		rec.ClientPromptTokens = tok.Count(s)
+	case json.Unmarshal(b.Prompt, &ids) == nil:
+		rec.ClientPromptTokens = len(ids)
+	}
+	rec.ClientCompletionTokens = tok.Count(rec.output)
+}
+
+// tokenCheck sums a step's records.
+func tokenCheck(tok *tokenizer.Tokenizer, recs []Record) *TokenCheck {
+	if tok == nil {
+		return nil
+	}
+	tc := &TokenCheck{Tokenizer: filepath.Base(tok.Path()), TokenizerHash: tok.Hash()}
+	for i := range recs {
+		r := &recs[i]
+		if !r.OK || !r.UsageReported || r.sentBody == nil {
+			continue
+		}
+		tc.Requests++
+		tc.ServerCompletionTokens += int64(r.CompletionTokens)
+		tc.ClientCompletionTokens += int64(r.ClientCompletionTokens)
+		if r.chatPrompt {
+			tc.ClientChatPromptTokens += int64(r.ClientPromptTokens)
+			continue
+		}
+		tc.PromptRequests++
+		tc.ServerPromptTokens += int64(r.PromptTokens)
+		tc.ClientPromptTokens += int64(r.ClientPromptTokens)
+	}
+	tc.PromptDiffPct = diffPct(tc.ServerPromptTokens, tc.ClientPromptTokens, tc.PromptRequests)
+	tc.CompletionDiffPct = diffPct(tc.ServerCompletionTokens, tc.ClientCompletionTokens, tc.Requests)
+	return tc
+}
+
+// diffPct is the relative difference after the one-token-per-request
+// allowance; 0 when client is 0.
+func diffPct(server, client int64, n int) float64 {
+	if client == 0 {
+		return 0
+	}
+	d := server - client
+	if d > 0 {
+		d = max(d-int64(n), 0)
+	}
+	return math.Round(float64(d)/float64(client)*1e4) / 100
+}
+
+// tokenWarnings adds a warning per count that disagrees by more than
+// TokenDisagreePct.
+func tokenWarnings(w *warnings, tc *TokenCheck) {
+	if tc == nil {
+		return
+	}
+	if math.Abs(tc.PromptDiffPct) > TokenDisagreePct {
+		w.add(fmt.Sprintf("prompt tokens: the server counted %d, tokenizer %s counts %d (%+.2f%% beyond one BOS per request): the workload was made for another tokenizer, or the server adds more than a BOS", tc.ServerPromptTokens, tc.Tokenizer, tc.ClientPromptTokens, tc.PromptDiffPct))
+	}
+	if math.Abs(tc.CompletionDiffPct) > TokenDisagreePct {
+		w.add(fmt.Sprintf("output tokens: the server counted %d, tokenizer %s counts %d in the answer text (%+.2f%% beyond one EOS per request): usage and the tokenizer disagree", tc.ServerCompletionTokens, tc.Tokenizer, tc.ClientCompletionTokens, tc.CompletionDiffPct))
+	}
+}
