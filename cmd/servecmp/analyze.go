@@ -30,37 +30,6 @@ func newAnalyzeCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "analyze [flags] [LABEL=]EXPORT...",
 		Short: "Where each rank spends its GPU time, by region (Nsight Systems exports, PyTorch traces)",
-		Long: `analyze reads profile captures (Nsight Systems SQLite exports or PyTorch-profiler
-traces), splits each into ranks (one process and GPU each), classifies every
-kernel, memcpy and memset into attention, ffn, communication, io or other, and
-reports per rank: summed time and GPU-busy wall time (the union over all
-streams) per region, classification coverage, launch shapes, engine
-iterations and, when the completed work is known, time per request and per
-output token. Ranks are shown side by side and never summed; the bottleneck
-rank is the one with the most busy time outside communication.
-
-A rank is labelled LABEL when given as LABEL=EXPORT (LABEL:<pid>/<device> when
-that file holds several ranks), else by the RANK environment variable captured
-in the file, else by file, pid and device.
-
-Times in --window, --skip-start and --skip-end are seconds, or carry a unit
-(ns, us, ms, s): "2:5", "1.5s:2500ms", "3e9ns:4e9ns". --window counts from the
-session start (an nsys export's time 0; a PyTorch trace's first event); the
-window is cut to the capture span. Work straddling a
-window edge counts only its part inside.
-
-Per-work figures use --work, or else the iteration ranges (--iteration-nvtx,
-by default vLLM's execute_context_N(T)_generation_N(T) step ranges, also in
-their newer spellings execute_context_N(T_S)... and
-execute_R_context_N(sqT...)_generation_N(sqT...)): requests = the summed
-context requests, output tokens = the summed generation tokens plus one first
-token per context request. With chunked prefill these are upper bounds.
-
-Warnings go to stderr after the data. --save writes a summary for merge and
-compare.`,
-		Example: `  servecmp analyze vllm-tp2.sqlite
-  servecmp analyze --window-nvtx 'steady' --format json a=vllm.sqlite b=sglang.sqlite
-  servecmp analyze --work requests=512,output_tokens=65536 --save node3.json rank*.sqlite`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runAnalyze(cmd.Context(), e, &f, args)
@@ -180,14 +149,6 @@ func newMergeCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "merge [flags] SUMMARY...",
 		Short: "Merge summaries saved by analyze --save into one report",
-		Long: `merge reads summaries written by analyze --save (for example one per node of
-a large job, analysed where the exports are) and reports all their ranks
-together, as analyze would. Summaries made with different rules are refused,
-and rank labels must be unique across them. Ranks are listed side by side and
-never summed; the bottleneck rank and the spread across ranks are computed
-over all of them.`,
-		Example: `  servecmp merge node*.json
-  servecmp merge --format json --save job.json node*.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMerge(e, &f, args)

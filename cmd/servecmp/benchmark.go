@@ -49,30 +49,6 @@ func newBenchmarkCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "benchmark --url URL --workload FILE (--concurrency C | --rate R | --sweep-concurrency LIST | --sweep-rate LIST)",
 		Short: "Replay a workload against an OpenAI-compatible server and measure it",
-		Long: `benchmark sends every request of a workload file to an OpenAI-compatible
-streaming endpoint (/v1/completions for token-id or text prompts,
-/v1/chat/completions for messages) and measures each one: scheduled and actual
-send time, TTFT (first chunk with content), every content chunk's arrival and
-token count, usage, finish_reason, end-to-end latency and failures by class.
-
-Load: --concurrency C is a closed loop (C requests always in flight);
---rate R is an open loop with --arrival constant|poisson|gamma (--burstiness is
-the gamma shape), optionally capped by --max-concurrency. Late sends are never
-hidden: send lag and cap-delayed requests are reported. Requests that carry
-arrival_offset_s are sent at that offset; a workload where every request
-carries one may be replayed with neither --concurrency nor --rate.
-
-Phases: --warmup N sends N requests shaped like the first N (same lengths
-and settings, prompts reversed so they are not the measured prompts; ids
-suffixed "-warmup") before the measured phase and excludes them. Steady
-state is [t=0, when sending stopped: the last measured send, the --duration
-deadline or Ctrl-C]; drain follows. --duration stops sending after D;
---drain wait|cancel decides what happens to requests still in flight.
-Ctrl-C stops sending, drains (at most 30 s when --drain-timeout is 0) and
-writes the result with "incomplete": true.
-
-The API key comes from OPENAI_API_KEY or --api-key-file and is never written
-to any output.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runBenchmark(e, c, f) },
 	}

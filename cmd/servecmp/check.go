@@ -36,17 +36,6 @@ func newCheckCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check --a URL --b URL --model M --workload FILE [--out check.json]",
 		Short: "Pre-flight correctness check: same requests, same output tokens on both engines?",
-		Long: `check sends every request of a small workload to both engines, one at a time,
-at temperature 0 with a fixed seed, and compares per request: success, input
-and output token counts, and the exact output token sequence. The evidence is
-token ids where the engine returns them (vLLM return_token_ids, SGLang
-/generate logprobs, trtllm-serve token_ids), else logprob tokens, else text
-(weaker: equal text does not prove equal tokens). Each mismatch is reported
-with the position of its first divergence and both continuations.
-
-Exit status 0 only when every request succeeded on both engines and matched;
-otherwise 1 (the report is still written). --quality records the separate
-downstream-quality status so that compare can carry it.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runCheck(c.Context(), e, o) },
 	}

@@ -24,22 +24,6 @@ func newClassifyCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "classify [--rules FILE] [--rules-add FILE] [--nvtx] [NAME...]",
 		Short: "Show which region and rule each kernel name (or NVTX text) gets",
-		Long: `classify prints, for each kernel, memcpy or memset name, the region the
-name rules give it and the id of the rule that matched:
-
-  region<TAB>rule-id<TAB>name
-
-A name that no rule matches prints as "other<TAB>-<TAB>name". Names come
-from the arguments, or from standard input, one per line, when there are
-none. With --nvtx the inputs are NVTX range, annotation or python-frame
-texts and are matched against the nvtx rules instead.
-
-This is name-only classification: GEMMs, norms, quantisation and other
-kernels whose rule has an ambiguous class keep that rule's region here;
-'servecmp analyze' may place them by context.`,
-		Example: `  servecmp classify 'ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)'
-  sqlite3 run.sqlite 'SELECT DISTINCT value FROM StringIds' | servecmp classify
-  servecmp classify --nvtx "{'Module': 'model.layers.0.self_attn.qkv_proj'}"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			set, err := rules.Select(rulesFile, rulesAdd)
@@ -103,15 +87,6 @@ func newRulesCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rules",
 		Short: "Check rule files and show the built-in rules",
-		Long: `Rule files map kernel names and NVTX texts to regions (attention, ffn,
-communication, io, other). A file holds one YAML mapping with a "rules"
-list; each rule has an id, a region, an optional class and exactly one of
-pattern (RE2, matched against kernel/memcpy/memset names) or nvtx (RE2,
-matched against NVTX range, annotation and python-frame text). Rules are
-tried in order and the first match wins.
-
-Use 'servecmp rules show' to print the built-in rules as a starting point,
-and --rules-add FILE (analyze, classify) to put your rules ahead of them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return usagef("rules: give a subcommand: check or show")
@@ -125,9 +100,6 @@ func newRulesCheckCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "check FILE...",
 		Short: "Validate rule files, reporting every error with file:line",
-		Long: `check parses each FILE and prints "FILE: N rules OK" to standard output,
-or every problem found as "file:line: message" to standard error. The exit
-status is 1 when any file has an error.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bad, nerr := 0, 0
@@ -157,12 +129,6 @@ func newRulesShowCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show [" + strings.Join(names, "|") + "]",
 		Short: "Print the built-in rule files",
-		Long: `show prints the built-in rule files in the order they are applied, each
-preceded by a comment line naming it; together they form one valid rule
-file equal to the defaults. Given a name, it prints that file alone, which
-is a valid rule file to copy and edit:
-
-  servecmp rules show nvidia > my-rules.yaml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, err := rules.DefaultText(strings.Join(args, ""))

@@ -127,16 +127,17 @@ func newRootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "servecmp",
 		Short: "Compare LLM serving systems: end-to-end benchmarks first, GPU time by region second",
-		Long: `servecmp answers two questions, in this order:
-
-  1. Which complete serving system is faster for the same workload?
-     (workload, benchmark, check, compare: normal, unprofiled runs)
-  2. Where does each system spend its GPU time?
-     (analyze, merge, classify: Nsight Systems exports and PyTorch-profiler
-     traces, per rank; diagnostic only)`,
 		Version:       versionString(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Args:          cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			c.SetOut(e.stderr) // no command: the help is the usage message
+			if err := c.Help(); err != nil {
+				return err
+			}
+			return usagef("no command given")
+		},
 	}
 	root.AddCommand(
 		newAnalyzeCmd(e),
@@ -149,6 +150,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newCheckCmd(e),
 		newCompareCmd(e),
 	)
+	addHelp(root)
 	return root
 }
 

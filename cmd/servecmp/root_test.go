@@ -18,7 +18,7 @@ func TestExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no args prints help", nil, 0, ""},
+		{"no command prints help", nil, 2, "Usage:"},
 		{"version", []string{"--version"}, 0, ""},
 		{"unknown command", []string{"frobnicate"}, 2, "frobnicate"},
 		{"unknown root flag", []string{"--frobnicate"}, 2, "frobnicate"},

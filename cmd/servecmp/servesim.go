@@ -20,19 +20,6 @@ func newServeSimCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve-sim",
 		Short: "Run a simulated OpenAI-compatible engine (for demos and tests; not a measurement)",
-		Long: `serve-sim serves /v1/completions, /v1/chat/completions (streaming and not),
-/v1/models, /version, /metrics (vLLM or SGLang names) and /reset_prefix_cache
-from a simulated continuous-batching engine: at most --max-running
-sequences run; each scheduler step prefills newly admitted prompts
-(--prefill-per-token per uncached token) and decodes one token for every
-running sequence (--decode-base + --decode-per-seq x batch size). Outputs
-are deterministic from --seed and the prompt; a request stops early at a
-pseudo-EOS unless it sends ignore_eos or min_tokens. Faults (--error-rate,
---mid-stream-error-rate, --stall-rate, --reset-rate) are chosen per
-request from --seed and the prompt.
-
-It prints "serve-sim listening on http://ADDR" to stderr (with the real
-port when --addr ends in :0) and runs until interrupted.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runServeSim(c.Context(), e, cfg, addr, portFile) },
 	}

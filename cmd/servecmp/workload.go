@@ -23,11 +23,6 @@ func newWorkloadCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "workload",
 		Short: "Materialise a frozen workload file (JSONL) from a generator or a dataset",
-		Long: `A workload file holds one request per line: id, prompt (token ids, text or
-chat messages), max_tokens, fixed_length, sampling settings and an optional
-arrival offset. Its sha256 is recorded in every benchmark result, so the same
-bytes drive every engine. Once written, a workload file is never rewritten:
-commands refuse to overwrite an existing file unless --force is given.`,
 	}
 	cmd.AddCommand(newWorkloadRandomCmd(e), newWorkloadFromJSONLCmd(e), newWorkloadShareGPTCmd(e), newWorkloadInfoCmd(e))
 	return cmd
@@ -125,18 +120,6 @@ func newWorkloadRandomCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "random",
 		Short: "Synthetic token-id prompts with fixed, ranged or distributed lengths",
-		Long: `Writes --num requests whose prompts are token ids (sent to /v1/completions
-as a token array, so every engine sees identical model inputs).
-
-A length is N (fixed), A:B (uniform integer, both ends included),
-normal:MEAN,STD, lognormal:MU,SIGMA (of ln length) or exp:MEAN; sampled
-values are rounded and clamped to at least 1. Token ids are uniform in
-[3, --vocab): ids 0-2 are skipped because vocabularies usually keep special
-tokens there. --prefix-len adds one shared run of ids to the front of every
-prompt (a prompt is prefix-len + input-len tokens). --request-rate gives
-each request an arrival offset from a gamma process (shape --burstiness,
-1 = Poisson). The file is a pure function of the flags: same flags, same
-bytes.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.check(); err != nil {
@@ -189,13 +172,6 @@ func newWorkloadFromJSONLCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "from-jsonl FILE",
 		Short: "Import prompts from a JSONL file",
-		Long: `Each line of FILE is an object with exactly one prompt form:
-  "prompt": "text"            text prompt (/v1/completions)
-  "prompt": [ids...] or "prompt_token_ids": [ids...]   token-id prompt
-  "messages": [{"role": "user", "content": "..."}]   chat (/v1/chat/completions)
-and an output length, "output_len" or "max_tokens" (--output-len overrides
-both). Optional: "id" (default "l<line number>"), "arrival_offset_s".
-Other keys are ignored and listed on stderr.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.check(args[0]); err != nil {
@@ -236,15 +212,6 @@ func newWorkloadShareGPTCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sharegpt FILE",
 		Short: "Import ShareGPT conversations as chat requests",
-		Long: `FILE is a JSON array of {"id", "conversations": [{"from", "value"}...]}.
-The first human turn becomes a one-message chat prompt; the reply after it
-sets max_tokens. No tokenizer is available offline, so lengths are
-approximated as ceil(characters / 4) (rough for English BPE, low for CJK);
-use --output-len to set max_tokens exactly. Conversations that do not open
-with a human turn and a reply, or fall outside the length filters (on the
-same approximation), are skipped and counted on stderr. --num N keeps N
-conversations after a shuffle seeded by --seed; without it all are kept in
-file order.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.check(args[0]); err != nil {
