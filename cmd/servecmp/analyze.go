@@ -30,7 +30,7 @@ func newAnalyzeCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "analyze [flags] [LABEL=]EXPORT...",
 		Short: "Where each rank spends its GPU time, by region (Nsight Systems exports, PyTorch traces)",
-		Args: cobra.MinimumNArgs(1),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runAnalyze(cmd.Context(), e, &f, args)
 		},
@@ -149,7 +149,7 @@ func newMergeCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "merge [flags] SUMMARY...",
 		Short: "Merge summaries saved by analyze --save into one report",
-		Args: cobra.MinimumNArgs(1),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMerge(e, &f, args)
 		},

@@ -49,8 +49,8 @@ func newBenchmarkCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "benchmark --url URL --workload FILE (--concurrency C | --rate R | --sweep-concurrency LIST | --sweep-rate LIST)",
 		Short: "Replay a workload against an OpenAI-compatible server and measure it",
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runBenchmark(e, c, f) },
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return runBenchmark(e, c, f) },
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.url, "url", "", "server base URL, e.g. http://localhost:8000 (required)")

@@ -36,8 +36,8 @@ func newCheckCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check --a URL --b URL --model M --workload FILE [--out check.json]",
 		Short: "Pre-flight correctness check: same requests, same output tokens on both engines?",
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runCheck(c.Context(), e, o) },
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return runCheck(c.Context(), e, o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.urlA, "a", "", "base URL of engine A (http://host:port)")

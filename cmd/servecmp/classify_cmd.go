@@ -24,7 +24,7 @@ func newClassifyCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "classify [--rules FILE] [--rules-add FILE] [--nvtx] [NAME...]",
 		Short: "Show which region and rule each kernel name (or NVTX text) gets",
-		Args: cobra.ArbitraryArgs,
+		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			set, err := rules.Select(rulesFile, rulesAdd)
 			if err != nil {
@@ -87,7 +87,7 @@ func newRulesCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rules",
 		Short: "Check rule files and show the built-in rules",
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return usagef("rules: give a subcommand: check or show")
 		},
@@ -100,7 +100,7 @@ func newRulesCheckCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "check FILE...",
 		Short: "Validate rule files, reporting every error with file:line",
-		Args: cobra.MinimumNArgs(1),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bad, nerr := 0, 0
 			for _, path := range args {
@@ -129,7 +129,7 @@ func newRulesShowCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show [" + strings.Join(names, "|") + "]",
 		Short: "Print the built-in rule files",
-		Args: cobra.MaximumNArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, err := rules.DefaultText(strings.Join(args, ""))
 			if err != nil {

@@ -125,8 +125,8 @@ func oneLine(err error) string {
 
 func newRootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "servecmp",
-		Short: "Compare LLM serving systems: end-to-end benchmarks first, GPU time by region second",
+		Use:           "servecmp",
+		Short:         "Compare LLM serving systems: end-to-end benchmarks first, GPU time by region second",
 		Version:       versionString(),
 		SilenceErrors: true,
 		SilenceUsage:  true,

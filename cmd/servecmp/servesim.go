@@ -20,8 +20,8 @@ func newServeSimCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve-sim",
 		Short: "Run a simulated OpenAI-compatible engine (for demos and tests; not a measurement)",
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runServeSim(c.Context(), e, cfg, addr, portFile) },
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return runServeSim(c.Context(), e, cfg, addr, portFile) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:8000", "listen address (port 0 picks a free port)")

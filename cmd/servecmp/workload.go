@@ -120,7 +120,7 @@ func newWorkloadRandomCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "random",
 		Short: "Synthetic token-id prompts with fixed, ranged or distributed lengths",
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.check(); err != nil {
 				return err
@@ -172,7 +172,7 @@ func newWorkloadFromJSONLCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "from-jsonl FILE",
 		Short: "Import prompts from a JSONL file",
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.check(args[0]); err != nil {
 				return err
@@ -212,7 +212,7 @@ func newWorkloadShareGPTCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sharegpt FILE",
 		Short: "Import ShareGPT conversations as chat requests",
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.check(args[0]); err != nil {
 				return err
