@@ -1,14 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -69,43 +62,32 @@ func (o *outputFlags) check(inputs ...string) error {
 	if o.out == "" {
 		return usagef("--out is required")
 	}
-	if o.out == "-" {
-		return nil
-	}
-	if err := atomicfile.Check("--out", o.out, inputs...); err != nil {
-		return usagef("%v", err)
-	}
-	if !o.force {
-		if _, err := os.Stat(o.out); err == nil {
-			return fmt.Errorf("%s exists; a workload file is frozen once written (use --force to replace it)", o.out)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return err
+	if o.out != workload.Stdout {
+		if err := atomicfile.Check("--out", o.out, inputs...); err != nil {
+			return usagef("%v", err)
 		}
 	}
-	return nil
+	return workload.CheckNew(o.out, o.force)
 }
 
 // write writes reqs to --out and prints the one-line summary: on stdout
 // for a file, on stderr when the workload itself goes to stdout.
 func (o *outputFlags) write(e *env, reqs []workload.Request) error {
-	if o.out == "-" {
-		var buf bytes.Buffer
-		if err := workload.Write(&buf, reqs); err != nil {
-			return err
-		}
-		sum := sha256.Sum256(buf.Bytes())
-		if _, err := e.stdout.Write(buf.Bytes()); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "workload: %d requests  sha256 %s  (stdout)\n", len(reqs), hex.EncodeToString(sum[:]))
-		return nil
-	}
-	sha, err := workload.WriteFile(o.out, reqs)
+	sum, err := workload.Emit(o.out, e.stdout, reqs)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", o.out, err)
+		return err
 	}
-	fmt.Fprintf(e.stdout, "workload: %d requests  sha256 %s  %s\n", len(reqs), sha, o.out)
+	if o.out == workload.Stdout {
+		fmt.Fprintln(e.stderr, sum)
+	} else {
+		fmt.Fprintln(e.stdout, sum)
+	}
 	return nil
+}
+
+// importOptions are the options shared by the importing subcommands.
+func (o *outputFlags) importOptions(c *cobra.Command, outLen int, seed uint64) workload.ImportOptions {
+	return workload.ImportOptions{OutputLen: outLen, FixedLength: o.fixedLength, Sampling: o.sampling(c), Seed: seed, RequestSeeds: o.reqSeeds}
 }
 
 func newWorkloadRandomCmd(e *env) *cobra.Command {
@@ -180,18 +162,11 @@ func newWorkloadFromJSONLCmd(e *env) *cobra.Command {
 			if outLen < 0 {
 				return usagef("--output-len must be >= 0")
 			}
-			f, err := os.Open(args[0])
+			reqs, st, err := workload.FromJSONLFile(args[0], o.importOptions(c, outLen, seed))
 			if err != nil {
 				return err
 			}
-			defer f.Close()
-			reqs, st, err := workload.FromJSONL(args[0], f, workload.ImportOptions{
-				OutputLen: outLen, FixedLength: o.fixedLength, Sampling: o.sampling(c), Seed: seed, RequestSeeds: o.reqSeeds,
-			})
-			if err != nil {
-				return err
-			}
-			printImportStats(e, st)
+			fmt.Fprintln(e.stderr, strings.Join(st.Report(), "\n"))
 			return o.write(e, reqs)
 		},
 	}
@@ -220,22 +195,15 @@ func newWorkloadShareGPTCmd(e *env) *cobra.Command {
 			if outLen < 0 || num < 0 || minLen < 0 || maxInput < 0 || maxTotal < 0 {
 				return usagef("--output-len, --num and the length filters must be >= 0")
 			}
-			f, err := os.Open(args[0])
+			opts := workload.ShareGPTOptions{ImportOptions: o.importOptions(c, outLen, seed),
+				Num: num, MinLen: minLen, MaxInputLen: maxInput, MaxTotalLen: maxTotal}
+			reqs, st, err := workload.ShareGPTFile(args[0], opts)
 			if err != nil {
 				return err
 			}
-			defer f.Close()
-			reqs, st, err := workload.ShareGPT(args[0], f, workload.ShareGPTOptions{
-				ImportOptions: workload.ImportOptions{OutputLen: outLen, FixedLength: o.fixedLength, Sampling: o.sampling(c),
-					Seed: seed, RequestSeeds: o.reqSeeds},
-				Num: num, MinLen: minLen, MaxInputLen: maxInput, MaxTotalLen: maxTotal,
-			})
-			if err != nil {
-				return err
-			}
-			printImportStats(e, st)
-			if num > 0 && st.Kept < num {
-				fmt.Fprintf(e.stderr, "workload: warning: asked for %d conversations, only %d usable\n", num, st.Kept)
+			fmt.Fprintln(e.stderr, strings.Join(st.Report(), "\n"))
+			if w := opts.Shortfall(st); w != "" {
+				e.warn(w)
 			}
 			return o.write(e, reqs)
 		},
@@ -250,22 +218,6 @@ func newWorkloadShareGPTCmd(e *env) *cobra.Command {
 	o.register(f)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
-}
-
-func printImportStats(e *env, st workload.ImportStats) {
-	line := fmt.Sprintf("workload: read %d records, kept %d", st.Read, st.Kept)
-	if len(st.Skipped) > 0 {
-		var reasons []string
-		for r, n := range st.Skipped {
-			reasons = append(reasons, fmt.Sprintf("%d %s", n, r))
-		}
-		sort.Strings(reasons)
-		line += "; skipped: " + strings.Join(reasons, ", ")
-	}
-	fmt.Fprintln(e.stderr, line)
-	if len(st.IgnoredKeys) > 0 {
-		fmt.Fprintf(e.stderr, "workload: ignored keys: %s\n", strings.Join(st.IgnoredKeys, ", "))
-	}
 }
 
 func newWorkloadInfoCmd(e *env) *cobra.Command {
