@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -57,41 +54,17 @@ func runServeSim(ctx context.Context, e *env, cfg servesim.Config, addr, portFil
 	if err := atomicfile.Check("--port-file", portFile); err != nil {
 		return usagef("%v", err)
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	url := "http://" + ln.Addr().String()
-	sim := servesim.New(cfg)
-	defer sim.Close()
-	srv := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(e.stderr, "serve-sim listening on %s (model %s, engine %s, max-running %d)\n",
-		url, sim.Config().ModelName, sim.Config().EngineName, sim.Config().MaxRunning)
-	if portFile != "" {
-		if err := writePortFile(portFile, url); err != nil {
-			ln.Close()
-			return err
+	err := servesim.Serve(ctx, cfg, addr, func(url string, c servesim.Config) error {
+		fmt.Fprintf(e.stderr, "serve-sim listening on %s (model %s, engine %s, max-running %d)\n", url, c.ModelName, c.EngineName, c.MaxRunning)
+		if portFile == "" {
+			return nil
 		}
+		// Written atomically, so a script polling for the file never
+		// reads it half-written.
+		return atomicfile.Write(portFile, []byte(url+"\n"))
+	})
+	if err == nil {
+		fmt.Fprintln(e.stderr, "serve-sim: stopped")
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sim.Close() // ends streams in flight so Shutdown need not wait for them
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	fmt.Fprintln(e.stderr, "serve-sim: stopped")
-	return nil
-}
-
-// writePortFile writes url to path atomically, so a script polling for
-// the file never reads it half-written.
-func writePortFile(path, url string) error {
-	return atomicfile.Write(path, []byte(url+"\n"))
+	return err
 }
