@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
+	"github.com/servecmp/servecmp/classify"
 	"github.com/servecmp/servecmp/rules"
 	"github.com/spf13/cobra"
 )
@@ -30,57 +28,18 @@ func newClassifyCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			w := bufio.NewWriter(e.stdout)
-			emit := func(name string) {
-				region, id := set.Lookup(name, nvtx)
-				fmt.Fprintf(w, "%s\t%s\t%s\n", region, id, name)
-			}
 			if len(args) > 0 {
-				for _, a := range args {
-					emit(a)
-				}
-				return w.Flush()
+				return classify.WriteNames(e.stdout, set, nvtx, args)
 			}
-			ctx := cmd.Context()
-			if err := eachLine(cmd.InOrStdin(), func(line string) error {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				if line != "" {
-					emit(line)
-				}
-				return nil
-			}); err != nil {
-				w.Flush()
+			if err := classify.WriteLines(cmd.Context(), e.stdout, set, nvtx, cmd.InOrStdin()); err != nil {
 				return fmt.Errorf("classify: reading standard input: %w", err)
 			}
-			return w.Flush()
+			return nil
 		},
 	}
 	addRulesFlags(cmd, &rulesFile, &rulesAdd)
 	cmd.Flags().BoolVar(&nvtx, "nvtx", false, "classify the inputs as NVTX/annotation/python-frame text with the nvtx rules")
 	return cmd
-}
-
-// eachLine calls fn for every line of r without its line ending. Lines may
-// be long (demangled CUTLASS names run to kilobytes).
-func eachLine(r io.Reader, fn func(string) error) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, err := br.ReadString('\n')
-		if line != "" {
-			line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
-			if ferr := fn(line); ferr != nil {
-				return ferr
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
 }
 
 func newRulesCmd(e *env) *cobra.Command {
