@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -123,33 +122,20 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 	if f.progress == "on" || (f.progress == "auto" && isTerminal(e.stderr)) {
 		stopProgress = benchmark.ShowProgress(e.stderr, cfg.Progress, 250*time.Millisecond)
 	}
-	var res *benchmark.Result
-	var runErr, recErr error
-	if f.records == "" {
-		res, runErr = benchmark.Run(c.Context(), cfg)
-	} else {
-		// Records stream into the file as requests end; it is renamed
-		// into place when the run is over.
-		recErr = atomicfile.WriteFunc(f.records, func(w io.Writer) error {
-			cfg.OnRecord = benchmark.NewRecordWriter(w).Write
-			res, runErr = benchmark.Run(c.Context(), cfg)
-			return runErr
-		})
-	}
+	res, err := benchmark.RunRecorded(c.Context(), cfg, f.records)
 	stopProgress()
-	if ce := (*benchmark.ConfigError)(nil); errors.As(runErr, &ce) {
-		return usagef("%v", runErr)
+	if ce := (*benchmark.ConfigError)(nil); errors.As(err, &ce) {
+		return usagef("%v", err)
 	}
-	if runErr != nil {
-		return runErr
+	if res == nil {
+		return err
 	}
 	// The result is written even when the records could not be; the
 	// records' failure is then the error reported.
-	werr := writeBenchmark(e, f.out, res)
-	if recErr != nil {
-		return fmt.Errorf("writing %v", recErr) // the error names the file
+	if werr := writeBenchmark(e, f.out, res); err == nil {
+		return werr
 	}
-	return werr
+	return fmt.Errorf("writing %v", err) // the error names the file
 }
 
 // writeBenchmark writes the result file, the text summary and the
@@ -158,17 +144,10 @@ func writeBenchmark(e *env, out string, res *benchmark.Result) error {
 	var outErr error
 	text := e.stdout
 	if out != "" {
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		b = append(b, '\n')
-		if out == "-" {
-			_, outErr = e.stdout.Write(b)
-			text = e.stderr
-		} else {
-			outErr = atomicfile.Write(out, b)
-		}
+		outErr = benchmark.WriteResult(out, e.stdout, res)
+	}
+	if out == "-" {
+		text = e.stderr
 	}
 	if err := present.WriteBenchmarkText(text, res); err != nil {
 		return err
