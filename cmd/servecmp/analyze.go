@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,6 +21,7 @@ type analyzeFlags struct {
 	rulesFile, rulesAdd string
 	top                 int
 	format              string
+	enc                 table.Encoder // the encoder of format, set by checkOutput
 	save                string
 	explain             bool
 }
@@ -52,20 +53,21 @@ func newAnalyzeCmd(e *env) *cobra.Command {
 
 func addOutputFlags(cmd *cobra.Command, f *analyzeFlags) {
 	cmd.Flags().IntVar(&f.top, "top", 10, "show the top `N` unmapped names and shapes per region (0: all)")
-	cmd.Flags().StringVar(&f.format, "format", "text", "output `FORMAT`: text, json or csv")
+	cmd.Flags().StringVar(&f.format, "format", "text", "output `FORMAT`: "+strings.Join(table.Formats(), ", "))
 }
 
-// tableEncoders are the --format values written through present tables;
-// "json" is written from the saved type instead (classify.Report.WriteJSON).
-var tableEncoders = map[string]table.Encoder{"text": table.Text, "csv": table.CSV}
-
+// checkOutput checks --format, through the encoder registry, and --top.
+// JSON is written from the saved type (classify.Report.WriteJSON), every
+// other format from the present tables.
 func (f *analyzeFlags) checkOutput() error {
-	if _, ok := tableEncoders[f.format]; !ok && f.format != "json" {
-		return usagef("--format %q: want text, json or csv", f.format)
+	name, enc, err := table.Lookup(f.format)
+	if err != nil {
+		return usagef("--format: %v", err)
 	}
 	if f.top < 0 {
 		return usagef("--top %d: want 0 or more", f.top)
 	}
+	f.format, f.enc = name, enc
 	return nil
 }
 
@@ -102,15 +104,7 @@ func runMerge(e *env, f *analyzeFlags, args []string) error {
 	if err := atomicfile.Check("--save", f.save, args...); err != nil {
 		return err
 	}
-	reps := make([]*classify.Report, 0, len(args))
-	for _, p := range args {
-		r, err := classify.ReadSummaryFile(p)
-		if err != nil {
-			return err
-		}
-		reps = append(reps, r)
-	}
-	rep, err := classify.Merge(reps...)
+	rep, err := classify.MergeFiles(args...)
 	if err != nil {
 		return err
 	}
@@ -126,22 +120,16 @@ func output(e *env, f *analyzeFlags, rep *classify.Report) error {
 		}
 	}
 	var err error
-	if enc, ok := tableEncoders[f.format]; ok {
-		err = enc(e.stdout, present.Analysis(rep, f.top))
-	} else {
+	if f.format == "json" {
 		err = rep.Trim(f.top).WriteJSON(e.stdout)
+	} else {
+		err = f.enc(e.stdout, present.Analysis(rep, f.top))
 	}
 	if err != nil {
 		return fmt.Errorf("writing output: %w", err)
 	}
-	printWarnings(e.stderr, rep.Warnings)
+	e.warn(rep.Warnings...)
 	return nil
-}
-
-func printWarnings(w io.Writer, warnings []string) {
-	for _, s := range warnings {
-		fmt.Fprintf(w, "servecmp: warning: %s\n", s)
-	}
 }
 
 func newMergeCmd(e *env) *cobra.Command {
