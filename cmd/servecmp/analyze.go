@@ -10,6 +10,7 @@ import (
 	"github.com/servecmp/servecmp/analysis"
 	"github.com/servecmp/servecmp/classify"
 	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/internal/present"
 	"github.com/servecmp/servecmp/internal/table"
 	"github.com/servecmp/servecmp/rules"
@@ -74,7 +75,7 @@ func (f *analyzeFlags) checkOutput() error {
 func runAnalyze(ctx context.Context, e *env, f *analyzeFlags, args []string) error {
 	sum, err := f.Summary()
 	if err != nil {
-		return &usageError{err}
+		return &cli.UsageError{Err: err}
 	}
 	if err := f.checkOutput(); err != nil {
 		return err

@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -12,6 +10,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/internal/present"
 )
 
@@ -58,15 +57,6 @@ func newBenchmarkCmd(e *env) *cobra.Command {
 	fs.StringVar(&f.records, "records", "", "per-request records (JSON Lines), streamed as requests end and put in place when the run ends")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), on or off")
 	return cmd
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // checkOutputs checks --progress and the output paths before anything is
@@ -119,7 +109,7 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 	cfg.Manifest.ServecmpVersion, cfg.Manifest.ServecmpCommit = version, commit
 	cfg.Progress = &benchmark.Progress{}
 	stopProgress := func() {}
-	if f.progress == "on" || (f.progress == "auto" && isTerminal(e.stderr)) {
+	if f.progress == "on" || (f.progress == "auto" && cli.IsTerminal(e.stderr)) {
 		stopProgress = benchmark.ShowProgress(e.stderr, cfg.Progress, 250*time.Millisecond)
 	}
 	res, err := benchmark.RunRecorded(c.Context(), cfg, f.records)
