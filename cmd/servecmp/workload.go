@@ -85,20 +85,15 @@ func (o *outputFlags) write(e *env, reqs []workload.Request) error {
 	return nil
 }
 
-// importOptions are the options shared by the importing subcommands.
-func (o *outputFlags) importOptions(c *cobra.Command, outLen int, seed uint64) workload.ImportOptions {
-	return workload.ImportOptions{OutputLen: outLen, FixedLength: o.fixedLength, Sampling: o.sampling(c), Seed: seed, RequestSeeds: o.reqSeeds}
+// importOptions sets the options of an import that the output flags
+// carry.
+func (o *outputFlags) importOptions(c *cobra.Command, opts *workload.ImportOptions) {
+	opts.FixedLength, opts.Sampling, opts.RequestSeeds = o.fixedLength, o.sampling(c), o.reqSeeds
 }
 
 func newWorkloadRandomCmd(e *env) *cobra.Command {
-	var (
-		o                outputFlags
-		num              int
-		inLen, outLen    string
-		seed             uint64
-		vocab, prefixLen int
-		rate, burstiness float64
-	)
+	var o outputFlags
+	spec := workload.RandomSpec{Vocab: workload.DefaultVocab, Burstiness: 1}
 	cmd := &cobra.Command{
 		Use:   "random",
 		Short: "Synthetic token-id prompts with fixed, ranged or distributed lengths",
@@ -107,22 +102,8 @@ func newWorkloadRandomCmd(e *env) *cobra.Command {
 			if err := o.check(); err != nil {
 				return err
 			}
-			il, err := workload.ParseLength(inLen)
-			if err != nil {
-				return usagef("--input-len: %v", err)
-			}
-			ol, err := workload.ParseLength(outLen)
-			if err != nil {
-				return usagef("--output-len: %v", err)
-			}
-			if num <= 0 {
-				return usagef("--num must be > 0")
-			}
-			reqs, err := workload.Random(workload.RandomSpec{
-				Num: num, InputLen: il, OutputLen: ol, Seed: seed, Vocab: vocab, PrefixLen: prefixLen,
-				FixedLength: o.fixedLength, Sampling: o.sampling(c), RequestSeeds: o.reqSeeds,
-				RequestRate: rate, Burstiness: burstiness,
-			})
+			spec.FixedLength, spec.Sampling, spec.RequestSeeds = o.fixedLength, o.sampling(c), o.reqSeeds
+			reqs, err := workload.Random(spec)
 			if err != nil {
 				return usagef("%v", err)
 			}
@@ -130,14 +111,14 @@ func newWorkloadRandomCmd(e *env) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&num, "num", 0, "number of requests (required)")
-	f.StringVar(&inLen, "input-len", "", "prompt length in tokens after the shared prefix (required)")
-	f.StringVar(&outLen, "output-len", "", "max_tokens (required)")
-	f.Uint64Var(&seed, "seed", 0, "random seed (PCG)")
-	f.IntVar(&vocab, "vocab", workload.DefaultVocab, "token ids are drawn from [3, vocab)")
-	f.IntVar(&prefixLen, "prefix-len", 0, "tokens of one shared prefix at the start of every prompt")
-	f.Float64Var(&rate, "request-rate", 0, "mean arrival rate in req/s for arrival offsets (0: none; the load policy decides)")
-	f.Float64Var(&burstiness, "burstiness", 1, "gamma shape of inter-arrival gaps (1 Poisson, <1 burstier, >1 smoother)")
+	f.IntVar(&spec.Num, "num", 0, "number of requests (required)")
+	f.Var(&spec.InputLen, "input-len", "prompt length in tokens after the shared prefix (required)")
+	f.Var(&spec.OutputLen, "output-len", "max_tokens (required)")
+	f.Uint64Var(&spec.Seed, "seed", 0, "random seed (PCG)")
+	f.IntVar(&spec.Vocab, "vocab", spec.Vocab, "token ids are drawn from [3, vocab)")
+	f.IntVar(&spec.PrefixLen, "prefix-len", 0, "tokens of one shared prefix at the start of every prompt")
+	f.Float64Var(&spec.RequestRate, "request-rate", 0, "mean arrival rate in req/s for arrival offsets (0: none; the load policy decides)")
+	f.Float64Var(&spec.Burstiness, "burstiness", spec.Burstiness, "gamma shape of inter-arrival gaps (1 Poisson, <1 burstier, >1 smoother)")
 	o.register(f)
 	for _, n := range []string{"num", "input-len", "output-len", "out"} {
 		_ = cmd.MarkFlagRequired(n)
@@ -146,23 +127,21 @@ func newWorkloadRandomCmd(e *env) *cobra.Command {
 }
 
 func newWorkloadFromJSONLCmd(e *env) *cobra.Command {
-	var (
-		o      outputFlags
-		outLen int
-		seed   uint64
-	)
+	var o outputFlags
+	var opts workload.ImportOptions
 	cmd := &cobra.Command{
 		Use:   "from-jsonl FILE",
 		Short: "Import prompts from a JSONL file",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			o.importOptions(c, &opts)
 			if err := o.check(args[0]); err != nil {
 				return err
 			}
-			if outLen < 0 {
-				return usagef("--output-len must be >= 0")
+			if err := opts.Validate(); err != nil {
+				return usagef("--output-len: %v", err)
 			}
-			reqs, st, err := workload.FromJSONLFile(args[0], o.importOptions(c, outLen, seed))
+			reqs, st, err := workload.FromJSONLFile(args[0], opts)
 			if err != nil {
 				return err
 			}
@@ -170,33 +149,28 @@ func newWorkloadFromJSONLCmd(e *env) *cobra.Command {
 			return o.write(e, reqs)
 		},
 	}
-	cmd.Flags().IntVar(&outLen, "output-len", 0, "max_tokens for every request, overriding the file (0: from the file)")
-	cmd.Flags().Uint64Var(&seed, "seed", 0, "seed for per-request sampling seeds")
+	cmd.Flags().IntVar(&opts.OutputLen, "output-len", 0, "max_tokens for every request, overriding the file (0: from the file)")
+	cmd.Flags().Uint64Var(&opts.Seed, "seed", 0, "seed for per-request sampling seeds")
 	o.register(cmd.Flags())
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
 
 func newWorkloadShareGPTCmd(e *env) *cobra.Command {
-	var (
-		o                          outputFlags
-		outLen, num                int
-		seed                       uint64
-		minLen, maxInput, maxTotal int
-	)
+	var o outputFlags
+	opts := workload.ShareGPTOptions{MinLen: 4, MaxInputLen: 1024, MaxTotalLen: 2048}
 	cmd := &cobra.Command{
 		Use:   "sharegpt FILE",
 		Short: "Import ShareGPT conversations as chat requests",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			o.importOptions(c, &opts.ImportOptions)
 			if err := o.check(args[0]); err != nil {
 				return err
 			}
-			if outLen < 0 || num < 0 || minLen < 0 || maxInput < 0 || maxTotal < 0 {
-				return usagef("--output-len, --num and the length filters must be >= 0")
+			if err := opts.Validate(); err != nil {
+				return usagef("--output-len, --num, --min-len, --max-input-len, --max-total-len: %v", err)
 			}
-			opts := workload.ShareGPTOptions{ImportOptions: o.importOptions(c, outLen, seed),
-				Num: num, MinLen: minLen, MaxInputLen: maxInput, MaxTotalLen: maxTotal}
 			reqs, st, err := workload.ShareGPTFile(args[0], opts)
 			if err != nil {
 				return err
@@ -209,12 +183,12 @@ func newWorkloadShareGPTCmd(e *env) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&outLen, "output-len", 0, "max_tokens for every request (0: approximate the reference reply)")
-	f.IntVar(&num, "num", 0, "keep N conversations after a seeded shuffle (0: all, file order)")
-	f.Uint64Var(&seed, "seed", 0, "seed for the shuffle and per-request sampling seeds")
-	f.IntVar(&minLen, "min-len", 4, "skip prompts or replies shorter than this many approximate tokens (0: off)")
-	f.IntVar(&maxInput, "max-input-len", 1024, "skip prompts longer than this many approximate tokens (0: off)")
-	f.IntVar(&maxTotal, "max-total-len", 2048, "skip prompt+reply longer than this many approximate tokens (0: off)")
+	f.IntVar(&opts.OutputLen, "output-len", 0, "max_tokens for every request (0: approximate the reference reply)")
+	f.IntVar(&opts.Num, "num", 0, "keep N conversations after a seeded shuffle (0: all, file order)")
+	f.Uint64Var(&opts.Seed, "seed", 0, "seed for the shuffle and per-request sampling seeds")
+	f.IntVar(&opts.MinLen, "min-len", opts.MinLen, "skip prompts or replies shorter than this many approximate tokens (0: off)")
+	f.IntVar(&opts.MaxInputLen, "max-input-len", opts.MaxInputLen, "skip prompts longer than this many approximate tokens (0: off)")
+	f.IntVar(&opts.MaxTotalLen, "max-total-len", opts.MaxTotalLen, "skip prompt+reply longer than this many approximate tokens (0: off)")
 	o.register(f)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
