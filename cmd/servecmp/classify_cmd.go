@@ -61,24 +61,7 @@ func newRulesCheckCmd(e *env) *cobra.Command {
 		Short: "Validate rule files, reporting every error with file:line",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			bad, nerr := 0, 0
-			for _, path := range args {
-				set, err := rules.Load(path)
-				if err != nil {
-					bad++
-					for _, line := range strings.Split(err.Error(), "\n") {
-						fmt.Fprintln(e.stderr, line)
-						nerr++
-					}
-					continue
-				}
-				n, v := set.Counts()
-				fmt.Fprintf(e.stdout, "%s: %d rules OK (%d name, %d nvtx)\n", path, len(set.Rules), n, v)
-			}
-			if bad > 0 {
-				return fmt.Errorf("rules check: %d error(s) in %d of %d file(s)", nerr, bad, len(args))
-			}
-			return nil
+			return rules.CheckFiles(args, e.stdout, e.stderr)
 		},
 	}
 }
