@@ -3,9 +3,13 @@ package servesim
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
 // Serve validates cfg, listens on addr (port 0 picks a free port) and
@@ -42,4 +46,18 @@ func Serve(ctx context.Context, cfg Config, addr string, ready func(url string, 
 		return err
 	}
 	return nil
+}
+
+// Announce returns a ready function for Serve that prints "serve-sim
+// listening on URL (model M, engine E, max-running N)" to w and, when
+// portFile is not "", writes the URL and a newline to it atomically, so
+// that a script polling for the file never reads it half-written.
+func Announce(w io.Writer, portFile string) func(url string, cfg Config) error {
+	return func(url string, c Config) error {
+		fmt.Fprintf(w, "serve-sim listening on %s (model %s, engine %s, max-running %d)\n", url, c.ModelName, c.EngineName, c.MaxRunning)
+		if portFile == "" {
+			return nil
+		}
+		return atomicfile.Write(portFile, []byte(url+"\n"))
+	}
 }

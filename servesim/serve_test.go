@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -56,5 +59,20 @@ func TestServeRefuses(t *testing.T) {
 	bad.ErrorRate = 2
 	if err := Serve(context.Background(), bad, "127.0.0.1:0", func(string, Config) error { t.Error("ready called"); return nil }); err == nil {
 		t.Error("an invalid configuration was served")
+	}
+}
+
+func TestAnnounce(t *testing.T) {
+	var log strings.Builder
+	port := filepath.Join(t.TempDir(), "url")
+	if err := Announce(&log, port)("http://127.0.0.1:5", DefaultConfig()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(port)
+	if err != nil || string(b) != "http://127.0.0.1:5\n" || !strings.HasPrefix(log.String(), "serve-sim listening on http://127.0.0.1:5 (model ") {
+		t.Errorf("port file %q (%v), log %q", b, err, log.String())
+	}
+	if err := Announce(&log, filepath.Join(t.TempDir(), "no", "url"))("http://x", DefaultConfig()); err == nil {
+		t.Error("an unwritable port file was not reported")
 	}
 }

@@ -54,15 +54,7 @@ func runServeSim(ctx context.Context, e *env, cfg servesim.Config, addr, portFil
 	if err := atomicfile.Check("--port-file", portFile); err != nil {
 		return usagef("%v", err)
 	}
-	err := servesim.Serve(ctx, cfg, addr, func(url string, c servesim.Config) error {
-		fmt.Fprintf(e.stderr, "serve-sim listening on %s (model %s, engine %s, max-running %d)\n", url, c.ModelName, c.EngineName, c.MaxRunning)
-		if portFile == "" {
-			return nil
-		}
-		// Written atomically, so a script polling for the file never
-		// reads it half-written.
-		return atomicfile.Write(portFile, []byte(url+"\n"))
-	})
+	err := servesim.Serve(ctx, cfg, addr, servesim.Announce(e.stderr, portFile))
 	if err == nil {
 		fmt.Fprintln(e.stderr, "serve-sim: stopped")
 	}
