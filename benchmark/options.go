@@ -72,9 +72,9 @@ func optionErr(option, format string, args ...any) error {
 
 func (o *Options) set(name string) bool { return o.Set != nil && o.Set(name) }
 
-// Check checks the options that need no file: the required ones and the
+// check checks the options that need no file: the required ones and the
 // engine. Its errors are *OptionError.
-func (o *Options) Check() error {
+func (o *Options) check() error {
 	switch {
 	case o.URL == "":
 		return optionErr("url", "required")
@@ -92,7 +92,7 @@ func (o *Options) Check() error {
 // be read is an error naming the file.
 func (o *Options) Config() (Config, error) {
 	cfg := Config{URL: o.URL, Engine: o.Engine, Model: o.Model, SaturationThreshold: o.SaturationThreshold}
-	if err := o.Check(); err != nil {
+	if err := o.check(); err != nil {
 		return cfg, err
 	}
 	if o.ManifestFile != "" {

@@ -33,25 +33,28 @@ func CheckNew(path string, force bool) error {
 }
 
 // Emit writes reqs to the file path (atomically), or to stdout when path
-// is Stdout, and returns the one-line summary: the request count, the
-// sha256 of the bytes written and where they went.
-func Emit(path string, stdout io.Writer, reqs []Request) (summary string, err error) {
+// is Stdout, and then a one-line summary, the request count, the sha256
+// of the bytes written and where they went: to stdout after a file, to
+// log when the workload itself went to stdout.
+func Emit(path string, stdout, log io.Writer, reqs []Request) error {
 	if path != Stdout {
 		sha, err := WriteFile(path, reqs)
 		if err != nil {
-			return "", fmt.Errorf("writing %s: %w", path, err)
+			return fmt.Errorf("writing %s: %w", path, err)
 		}
-		return fmt.Sprintf("workload: %d requests  sha256 %s  %s", len(reqs), sha, path), nil
+		_, err = fmt.Fprintf(stdout, "workload: %d requests  sha256 %s  %s\n", len(reqs), sha, path)
+		return err
 	}
 	var buf bytes.Buffer
 	if err := Write(&buf, reqs); err != nil {
-		return "", err
+		return err
 	}
 	sum := sha256.Sum256(buf.Bytes())
 	if _, err := stdout.Write(buf.Bytes()); err != nil {
-		return "", err
+		return err
 	}
-	return fmt.Sprintf("workload: %d requests  sha256 %s  (stdout)", len(reqs), hex.EncodeToString(sum[:])), nil
+	fmt.Fprintf(log, "workload: %d requests  sha256 %s  (stdout)\n", len(reqs), hex.EncodeToString(sum[:]))
+	return nil
 }
 
 // FromJSONLFile imports the JSONL file at path (see FromJSONL).

@@ -95,9 +95,6 @@ func optionError(err error) error {
 // runBenchmark runs the benchmark the flags describe and writes its
 // result.
 func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
-	if err := f.Check(); err != nil {
-		return optionError(err)
-	}
 	if err := f.checkOutputs(); err != nil {
 		return err
 	}

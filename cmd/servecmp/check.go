@@ -18,11 +18,12 @@ import (
 
 // checkFlags are the check command's options.
 type checkFlags struct {
-	urlA, urlB, model, modelA, modelB, engA, engB string
-	wlPath, out, quality, qualityNote, format     string
-	seed                                          int64
-	limit                                         int
-	timeout                                       time.Duration
+	a, b               check.Target // Model: --model-a, --model-b
+	model, wlPath, out string
+	format             string
+	limit              int
+	quality            check.Quality
+	opt                check.Options
 }
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -34,38 +35,31 @@ func newCheckCmd(e *env) *cobra.Command {
 		RunE:  func(c *cobra.Command, _ []string) error { return runCheck(c.Context(), e, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.urlA, "a", "", "base URL of engine A (http://host:port)")
-	f.StringVar(&o.urlB, "b", "", "base URL of engine B")
+	f.StringVar(&o.a.URL, "a", "", "base URL of engine A (http://host:port)")
+	f.StringVar(&o.b.URL, "b", "", "base URL of engine B")
 	f.StringVar(&o.model, "model", "", "model name sent to both engines")
-	f.StringVar(&o.modelA, "model-a", "", "model name for A (overrides --model)")
-	f.StringVar(&o.modelB, "model-b", "", "model name for B (overrides --model)")
-	f.StringVar(&o.engA, "engine-a", "auto", "request style for A: "+strings.Join(check.Engines(), "|"))
-	f.StringVar(&o.engB, "engine-b", "auto", "request style for B: "+strings.Join(check.Engines(), "|"))
+	f.StringVar(&o.a.Model, "model-a", "", "model name for A (overrides --model)")
+	f.StringVar(&o.b.Model, "model-b", "", "model name for B (overrides --model)")
+	f.StringVar(&o.a.Engine, "engine-a", "auto", "request style for A: "+strings.Join(check.Engines(), "|"))
+	f.StringVar(&o.b.Engine, "engine-b", "auto", "request style for B: "+strings.Join(check.Engines(), "|"))
 	f.StringVar(&o.wlPath, "workload", "", "workload file (servecmp workload)")
 	f.IntVar(&o.limit, "limit", 0, "check only the first N requests (0 = all)")
-	f.Int64Var(&o.seed, "seed", 1234, "sampling seed sent with every request")
-	f.DurationVar(&o.timeout, "timeout", 120*time.Second, "per-request timeout")
+	f.Int64Var(&o.opt.Seed, "seed", 1234, "sampling seed sent with every request")
+	f.DurationVar(&o.opt.Timeout, "timeout", 120*time.Second, "per-request timeout")
 	f.StringVar(&o.out, "out", "", "write the JSON report here")
 	f.StringVar(&o.format, "format", "text", "stdout format: text or json")
-	f.StringVar(&o.quality, "quality", "not-run", "downstream quality status to record: pass, fail or not-run")
-	f.StringVar(&o.qualityNote, "quality-note", "", "free-text note on the quality evaluation (e.g. the eval and scores)")
+	f.StringVar(&o.quality.Status, "quality", "not-run", "downstream quality status to record: "+strings.Join(check.QualityStatuses, ", "))
+	f.StringVar(&o.quality.Note, "quality-note", "", "free-text note on the quality evaluation (e.g. the eval and scores)")
 	return cmd
-}
-
-// targets are the two engines the flags name.
-func (o *checkFlags) targets() (a, b check.Target) {
-	return check.Target{URL: o.urlA, Model: cmp.Or(o.modelA, o.model), Engine: o.engA},
-		check.Target{URL: o.urlB, Model: cmp.Or(o.modelB, o.model), Engine: o.engB}
 }
 
 // validate checks every flag and the output path before any request.
 func (o *checkFlags) validate() error {
-	if o.urlA == "" || o.urlB == "" || o.wlPath == "" {
+	if o.a.URL == "" || o.b.URL == "" || o.wlPath == "" {
 		return usagef("check: need --a URL, --b URL and --workload FILE")
 	}
-	a, b := o.targets()
 	flags := []string{"--engine-a", "--engine-b", "--quality"}
-	for i, err := range []error{a.Validate(), b.Validate(), check.Quality{Status: o.quality}.Validate()} {
+	for i, err := range []error{o.a.Validate(), o.b.Validate(), o.quality.Validate()} {
 		if err != nil {
 			return usagef("check: %s: %v", flags[i], err)
 		}
@@ -83,13 +77,13 @@ func runCheck(ctx context.Context, e *env, o *checkFlags) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	a, b := o.targets()
-	rep, runErr := check.RunFile(ctx, a, b, o.wlPath, o.limit, check.Quality{Status: o.quality, Note: o.qualityNote},
-		check.Options{Seed: o.seed, Timeout: o.timeout, Progress: func(done, total int) {
-			if done == total || done%10 == 0 {
-				fmt.Fprintf(e.stderr, "check: %d/%d requests\n", done, total)
-			}
-		}})
+	o.a.Model, o.b.Model = cmp.Or(o.a.Model, o.model), cmp.Or(o.b.Model, o.model)
+	o.opt.Progress = func(done, total int) {
+		if done == total || done%10 == 0 {
+			fmt.Fprintf(e.stderr, "check: %d/%d requests\n", done, total)
+		}
+	}
+	rep, runErr := check.RunFile(ctx, o.a, o.b, o.wlPath, o.limit, o.quality, o.opt)
 	if rep == nil {
 		return runErr
 	}

@@ -70,21 +70,6 @@ func (o *outputFlags) check(inputs ...string) error {
 	return workload.CheckNew(o.out, o.force)
 }
 
-// write writes reqs to --out and prints the one-line summary: on stdout
-// for a file, on stderr when the workload itself goes to stdout.
-func (o *outputFlags) write(e *env, reqs []workload.Request) error {
-	sum, err := workload.Emit(o.out, e.stdout, reqs)
-	if err != nil {
-		return err
-	}
-	if o.out == workload.Stdout {
-		fmt.Fprintln(e.stderr, sum)
-	} else {
-		fmt.Fprintln(e.stdout, sum)
-	}
-	return nil
-}
-
 // importOptions sets the options of an import that the output flags
 // carry.
 func (o *outputFlags) importOptions(c *cobra.Command, opts *workload.ImportOptions) {
@@ -107,7 +92,7 @@ func newWorkloadRandomCmd(e *env) *cobra.Command {
 			if err != nil {
 				return usagef("%v", err)
 			}
-			return o.write(e, reqs)
+			return workload.Emit(o.out, e.stdout, e.stderr, reqs)
 		},
 	}
 	f := cmd.Flags()
@@ -146,7 +131,7 @@ func newWorkloadFromJSONLCmd(e *env) *cobra.Command {
 				return err
 			}
 			fmt.Fprintln(e.stderr, strings.Join(st.Report(), "\n"))
-			return o.write(e, reqs)
+			return workload.Emit(o.out, e.stdout, e.stderr, reqs)
 		},
 	}
 	cmd.Flags().IntVar(&opts.OutputLen, "output-len", 0, "max_tokens for every request, overriding the file (0: from the file)")
@@ -179,7 +164,7 @@ func newWorkloadShareGPTCmd(e *env) *cobra.Command {
 			if w := opts.Shortfall(st); w != "" {
 				e.warn(w)
 			}
-			return o.write(e, reqs)
+			return workload.Emit(o.out, e.stdout, e.stderr, reqs)
 		},
 	}
 	f := cmd.Flags()
