@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -57,4 +58,11 @@ func RunFile(ctx context.Context, a, b Target, path string, limit int, q Quality
 		err = ErrFailed
 	}
 	return rep, err
+}
+
+// JSON is the report as indented JSON with a final newline, as written
+// to a report file.
+func (r *Report) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	return append(b, '\n'), err
 }

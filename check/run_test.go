@@ -1,7 +1,9 @@
 package check
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -57,5 +59,12 @@ func TestValidate(t *testing.T) {
 		if (tc.err != nil) != tc.fail {
 			t.Errorf("got %v, want failure %v", tc.err, tc.fail)
 		}
+	}
+}
+
+func TestReportJSON(t *testing.T) {
+	b, err := (&Report{Schema: Schema}).JSON()
+	if err != nil || !json.Valid(b) || !bytes.HasSuffix(b, []byte("}\n")) || !bytes.Contains(b, []byte("\n  \"schema\"")) {
+		t.Errorf("JSON() = %q, %v", b, err)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -95,11 +94,10 @@ func runCheck(ctx context.Context, e *env, o *checkFlags) error {
 
 // writeCheck writes the report to --out and to stdout in --format.
 func writeCheck(e *env, o *checkFlags, rep *check.Report) error {
-	b, err := json.MarshalIndent(rep, "", "  ")
+	b, err := rep.JSON()
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
 	if o.out != "" {
 		if err := atomicfile.Write(o.out, b); err != nil {
 			return fmt.Errorf("writing %v", err) // the error names the file

@@ -44,7 +44,7 @@ func newRootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "servecmp",
 		Short:         "Compare LLM serving systems: end-to-end benchmarks first, GPU time by region second",
-		Version:       versionString(),
+		Version:       cli.Version(version, commit),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          cobra.NoArgs,
@@ -69,11 +69,4 @@ func newRootCmd(e *env) *cobra.Command {
 	)
 	addHelp(root)
 	return root
-}
-
-func versionString() string {
-	if commit != "" && commit != version {
-		return version + " (" + commit + ")"
-	}
-	return version
 }

@@ -121,3 +121,12 @@ func IsTerminal(w io.Writer) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
+
+// Version is the version line: version, followed by the commit in
+// parentheses when it is known and differs from version.
+func Version(version, commit string) string {
+	if commit != "" && commit != version {
+		return version + " (" + commit + ")"
+	}
+	return version
+}

@@ -74,3 +74,11 @@ func TestIsTerminal(t *testing.T) {
 		t.Error("a buffer is a terminal")
 	}
 }
+
+func TestVersion(t *testing.T) {
+	for _, tc := range []struct{ v, c, want string }{{"dev", "", "dev"}, {"v1.2", "v1.2", "v1.2"}, {"v1.2", "abc123", "v1.2 (abc123)"}} {
+		if got := Version(tc.v, tc.c); got != tc.want {
+			t.Errorf("Version(%q, %q) = %q, want %q", tc.v, tc.c, got, tc.want)
+		}
+	}
+}
