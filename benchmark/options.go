@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,20 +52,29 @@ type Options struct {
 	Set func(name string) bool
 }
 
-// OptionError is an option the user got wrong: Option names it ("rate"),
-// or is empty when the fault lies in a combination that Msg describes.
-// Msg names other options by the same names. It is found before any
-// request is sent.
+// OptionError is an option the user got wrong, found before any request
+// is sent: Option names it ("rate"), or is empty when the fault lies in a
+// combination that Msg describes. Msg refers to options as {name}, so
+// that a caller can spell them its own way (Format).
 type OptionError struct {
 	Option, Msg string
 }
 
-func (e *OptionError) Error() string {
+// optionRef is an option's name in an OptionError's Msg.
+var optionRef = regexp.MustCompile(`\{[a-z][a-z-]*\}`)
+
+// Format renders the error with every option name spelled by name, e.g.
+// as a command-line flag.
+func (e *OptionError) Format(name func(option string) string) string {
+	msg := optionRef.ReplaceAllStringFunc(e.Msg, func(ref string) string { return name(ref[1 : len(ref)-1]) })
 	if e.Option == "" {
-		return e.Msg
+		return msg
 	}
-	return e.Option + ": " + e.Msg
+	return name(e.Option) + ": " + msg
 }
+
+// Error spells the options by their names.
+func (e *OptionError) Error() string { return e.Format(func(n string) string { return n }) }
 
 func optionErr(option, format string, args ...any) error {
 	return &OptionError{option, fmt.Sprintf(format, args...)}
@@ -146,7 +156,7 @@ func (o *Options) load(w *workload.Workload, cfg *Config) error {
 		}
 	}
 	if given > 1 {
-		return optionErr("", "choose one of concurrency, rate, sweep-concurrency and sweep-rate")
+		return optionErr("", "choose one of {concurrency}, {rate}, {sweep-concurrency} and {sweep-rate}")
 	}
 	allOffsets := !slices.ContainsFunc(w.Requests, func(r workload.Request) bool { return r.ArrivalOffsetS == nil })
 	var err error
@@ -171,7 +181,7 @@ func (o *Options) load(w *workload.Workload, cfg *Config) error {
 	case allOffsets:
 		l.Mode = ModeTrace
 	default:
-		return optionErr("", "choose a load: concurrency, rate, sweep-concurrency or sweep-rate")
+		return optionErr("", "choose a load: {concurrency}, {rate}, {sweep-concurrency} or {sweep-rate}")
 	}
 	if err := o.ignored(l); err != nil {
 		return err
@@ -190,15 +200,15 @@ func (o *Options) load(w *workload.Workload, cfg *Config) error {
 func (o *Options) ignored(l LoadPolicy) error {
 	switch {
 	case l.Mode == ModeConcurrency && o.set("max-concurrency"):
-		return optionErr("max-concurrency", "caps an open loop (rate, sweep-rate or a trace replay); a closed loop keeps exactly concurrency in flight")
+		return optionErr("max-concurrency", "caps an open loop ({rate}, {sweep-rate} or a trace replay); a closed loop keeps exactly {concurrency} in flight")
 	case l.Mode != ModeRate && o.set("arrival"):
-		return optionErr("arrival", "shapes the arrivals of rate or sweep-rate only")
+		return optionErr("arrival", "shapes the arrivals of {rate} or {sweep-rate} only")
 	case l.Mode != ModeRate && o.set("burstiness"):
-		return optionErr("burstiness", "shapes the arrivals of rate or sweep-rate only")
+		return optionErr("burstiness", "shapes the arrivals of {rate} or {sweep-rate} only")
 	case l.Mode == ModeRate && l.Arrival != ArrivalGamma && o.set("burstiness"):
-		return optionErr("burstiness", "is the gamma shape: it needs arrival gamma")
+		return optionErr("burstiness", "is the gamma shape: it needs {arrival} gamma")
 	case l.Drain == DrainCancel && o.set("drain-timeout"):
-		return optionErr("drain-timeout", "bounds drain wait; drain cancel stops requests in flight at once")
+		return optionErr("drain-timeout", "bounds {drain} wait; {drain} cancel stops requests in flight at once")
 	}
 	return nil
 }

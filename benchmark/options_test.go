@@ -131,3 +131,22 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("Line() = %q, want %q", got, want)
 	}
 }
+
+func TestOptionErrorFormat(t *testing.T) {
+	flag := func(n string) string { return "--" + n }
+	for _, tc := range []struct {
+		e           OptionError
+		plain, flag string
+	}{
+		{OptionError{"rate", "must be > 0"}, "rate: must be > 0", "--rate: must be > 0"},
+		{OptionError{"", "choose {rate} or {sweep-rate}"}, "choose rate or sweep-rate", "choose --rate or --sweep-rate"},
+		{OptionError{"burstiness", "needs {arrival} gamma, not {}"}, "burstiness: needs arrival gamma, not {}", "--burstiness: needs --arrival gamma, not {}"},
+	} {
+		if got := tc.e.Error(); got != tc.plain {
+			t.Errorf("Error() = %q, want %q", got, tc.plain)
+		}
+		if got := tc.e.Format(flag); got != tc.flag {
+			t.Errorf("Format = %q, want %q", got, tc.flag)
+		}
+	}
+}

@@ -83,13 +83,10 @@ func (f *benchFlags) checkOutputs() error {
 // the flag.
 func optionError(err error) error {
 	var oe *benchmark.OptionError
-	switch {
-	case !errors.As(err, &oe):
+	if !errors.As(err, &oe) {
 		return err
-	case oe.Option == "":
-		return usagef("%s", oe.Msg)
 	}
-	return usagef("--%s: %s", oe.Option, oe.Msg)
+	return usagef("%s", oe.Format(func(name string) string { return "--" + name }))
 }
 
 // runBenchmark runs the benchmark the flags describe and writes its
