@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"io/fs"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,6 +84,78 @@ func TestExamplesParse(t *testing.T) {
 			}
 			sub.Flags().VisitAll(func(f *pflag.Flag) { f.Changed = false })
 		}
+	}
+}
+
+// offline are the commands whose examples TestExamplesRun runs: those
+// that need neither a server nor a capture.
+var offline = []string{"servecmp workload random", "servecmp workload info", "servecmp rules show", "servecmp rules check", "servecmp classify"}
+
+// TestExamplesRun runs the examples of the offline commands, each in a
+// directory holding the files the examples read, and checks they succeed.
+func TestExamplesRun(t *testing.T) {
+	var discard bytes.Buffer
+	ran := 0
+	for _, c := range commands(newRootCmd(&env{stdout: &discard, stderr: &discard})) {
+		for l := range strings.Lines(c.Example) {
+			args := exampleArgs(t, l)
+			if strings.Contains(l, "|") || !slices.ContainsFunc(offline, func(p string) bool {
+				return strings.HasPrefix("servecmp "+strings.Join(args, " ")+" ", p+" ")
+			}) {
+				continue
+			}
+			ran++
+			t.Run(strings.TrimSpace(l), func(t *testing.T) { runExample(t, l, args) })
+		}
+	}
+	if ran < len(offline) {
+		t.Errorf("ran %d examples, want at least one for each of %v", ran, offline)
+	}
+}
+
+// runExample runs one example line in a fresh directory that holds the
+// inputs the examples name (a workload and rule files) unless the line
+// writes them, sending its stdout where a "> FILE" redirection says.
+func runExample(t *testing.T, line string, args []string) {
+	t.Chdir(t.TempDir())
+	_, redirect, _ := strings.Cut(line, "> ")
+	redirect = strings.TrimSpace(redirect)
+	out := redirect
+	if i := slices.Index(args, "--out"); i >= 0 && i+1 < len(args) {
+		out = args[i+1]
+	}
+	var rules bytes.Buffer
+	if code := run(context.Background(), []string{"rules", "show", "nvidia"}, &rules, io.Discard); code != 0 {
+		t.Fatal("rules show nvidia failed")
+	}
+	for _, name := range []string{"my-rules.yaml", "team.yaml", "local.yaml"} {
+		if name != out {
+			writeHere(t, name, rules.Bytes())
+		}
+	}
+	wl := []string{"workload", "random", "--num", "3", "--input-len", "4", "--output-len", "2", "--out", "wl.jsonl"}
+	if out != "wl.jsonl" && run(context.Background(), wl, io.Discard, io.Discard) != 0 {
+		t.Fatal("writing wl.jsonl failed")
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if redirect != "" {
+		writeHere(t, redirect, stdout.Bytes())
+	} else if out != "" {
+		if _, err := os.Stat(out); err != nil {
+			t.Errorf("no output: %v", err)
+		}
+	} else if stdout.Len() == 0 {
+		t.Error("nothing on stdout")
+	}
+}
+
+func writeHere(t *testing.T, name string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
