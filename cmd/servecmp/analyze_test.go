@@ -118,6 +118,7 @@ func TestAnalyzeGolden(t *testing.T) {
 		{"analyze_text", []string{"analyze", p}},
 		{"analyze_json", []string{"analyze", "--format", "json", p}},
 		{"analyze_csv", []string{"analyze", "--format", "csv", "--window", "2.5ms:4ms", p}},
+		{"analyze_markdown", []string{"analyze", "--format", "md", p}}, // through the encoder registry
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			code, out, errOut := runCmd(t, tc.args, paths)

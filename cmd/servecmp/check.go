@@ -3,32 +3,26 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/servecmp/servecmp/benchmark/engine"
-	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/present"
+	"github.com/servecmp/servecmp/internal/table"
 )
-
-// checkEngines are the --engine-a and --engine-b values.
-var checkEngines = append([]string{engine.Auto}, engine.Names...)
 
 // checkFlags are the check command's options.
 type checkFlags struct {
-	urlA, urlB, model, modelA, modelB, engA, engB string
-	wlPath, out, quality, qualityNote, format     string
-	seed                                          int64
-	limit                                         int
-	timeout                                       time.Duration
+	a, b               check.Target // Model: --model-a, --model-b
+	model, wlPath, out string
+	format             string
+	limit              int
+	quality            check.Quality
+	opt                check.Options
 }
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -36,53 +30,40 @@ func newCheckCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check --a URL --b URL --model M --workload FILE [--out check.json]",
 		Short: "Pre-flight correctness check: same requests, same output tokens on both engines?",
-		Long: `check sends every request of a small workload to both engines, one at a time,
-at temperature 0 with a fixed seed, and compares per request: success, input
-and output token counts, and the exact output token sequence. The evidence:
-token ids where the engine returns them (vLLM return_token_ids, SGLang /generate
-logprobs, trtllm-serve token_ids, llama.cpp logprobs.content[].id), else logprob
-tokens, else text (weaker: equal text does not prove equal tokens). Mismatches
-are reported with the position of the first divergence and both continuations.
-
-Exit status 0 only when every request succeeded on both engines and matched;
-otherwise 1 (the report is still written). --quality records the separate
-downstream-quality status so that compare can carry it.`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runCheck(c.Context(), e, o) },
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return runCheck(c.Context(), e, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.urlA, "a", "", "base URL of engine A (http://host:port)")
-	f.StringVar(&o.urlB, "b", "", "base URL of engine B")
+	f.StringVar(&o.a.URL, "a", "", "base URL of engine A (http://host:port)")
+	f.StringVar(&o.b.URL, "b", "", "base URL of engine B")
 	f.StringVar(&o.model, "model", "", "model name sent to both engines")
-	f.StringVar(&o.modelA, "model-a", "", "model name for A (overrides --model)")
-	f.StringVar(&o.modelB, "model-b", "", "model name for B (overrides --model)")
-	f.StringVar(&o.engA, "engine-a", "auto", "request style for A: "+strings.Join(checkEngines, "|"))
-	f.StringVar(&o.engB, "engine-b", "auto", "request style for B: "+strings.Join(checkEngines, "|"))
+	f.StringVar(&o.a.Model, "model-a", "", "model name for A (overrides --model)")
+	f.StringVar(&o.b.Model, "model-b", "", "model name for B (overrides --model)")
+	f.StringVar(&o.a.Engine, "engine-a", "auto", "request style for A: "+strings.Join(check.Engines(), "|"))
+	f.StringVar(&o.b.Engine, "engine-b", "auto", "request style for B: "+strings.Join(check.Engines(), "|"))
 	f.StringVar(&o.wlPath, "workload", "", "workload file (servecmp workload)")
 	f.IntVar(&o.limit, "limit", 0, "check only the first N requests (0 = all)")
-	f.Int64Var(&o.seed, "seed", 1234, "sampling seed sent with every request")
-	f.DurationVar(&o.timeout, "timeout", 120*time.Second, "per-request timeout")
+	f.Int64Var(&o.opt.Seed, "seed", 1234, "sampling seed sent with every request")
+	f.DurationVar(&o.opt.Timeout, "timeout", 120*time.Second, "per-request timeout")
 	f.StringVar(&o.out, "out", "", "write the JSON report here")
 	f.StringVar(&o.format, "format", "text", "stdout format: text or json")
-	f.StringVar(&o.quality, "quality", "not-run", "downstream quality status to record: pass, fail or not-run")
-	f.StringVar(&o.qualityNote, "quality-note", "", "free-text note on the quality evaluation (e.g. the eval and scores)")
+	f.StringVar(&o.quality.Status, "quality", "not-run", "downstream quality status to record: "+strings.Join(check.QualityStatuses, ", "))
+	f.StringVar(&o.quality.Note, "quality-note", "", "free-text note on the quality evaluation (e.g. the eval and scores)")
 	return cmd
 }
 
 // validate checks every flag and the output path before any request.
 func (o *checkFlags) validate() error {
-	if o.urlA == "" || o.urlB == "" || o.wlPath == "" {
+	if o.a.URL == "" || o.b.URL == "" || o.wlPath == "" {
 		return usagef("check: need --a URL, --b URL and --workload FILE")
 	}
-	for _, s := range []string{o.engA, o.engB} {
-		if !engine.Valid(s) {
-			return usagef("check: engine %q: want one of %s", s, strings.Join(checkEngines, ", "))
+	flags := []string{"--engine-a", "--engine-b", "--quality"}
+	for i, err := range []error{o.a.Validate(), o.b.Validate(), o.quality.Validate()} {
+		if err != nil {
+			return usagef("check: %s: %v", flags[i], err)
 		}
 	}
-	if !slices.Contains([]string{"pass", "fail", "not-run"}, o.quality) {
-		return usagef("check: --quality %q: want pass, fail or not-run", o.quality)
-	}
-	if o.format != "text" && o.format != "json" {
+	if name, _, err := table.Lookup(o.format); err != nil || (name != "text" && name != "json") {
 		return usagef("check: --format %q: want text or json", o.format)
 	}
 	if err := atomicfile.Check("--out", o.out, o.wlPath); err != nil {
@@ -95,52 +76,35 @@ func runCheck(ctx context.Context, e *env, o *checkFlags) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	wl, err := workload.Load(o.wlPath)
-	if err != nil {
-		return err
+	o.a.Model, o.b.Model = cmp.Or(o.a.Model, o.model), cmp.Or(o.b.Model, o.model)
+	o.opt.Progress = func(done, total int) {
+		if done == total || done%10 == 0 {
+			fmt.Fprintf(e.stderr, "check: %d/%d requests\n", done, total)
+		}
 	}
-	if o.limit > 0 && o.limit < len(wl.Requests) {
-		wl.Requests = wl.Requests[:o.limit]
-	}
-	rep, runErr := check.Run(ctx, check.Target{URL: o.urlA, Model: cmp.Or(o.modelA, o.model), Engine: o.engA},
-		check.Target{URL: o.urlB, Model: cmp.Or(o.modelB, o.model), Engine: o.engB}, wl, check.Options{
-			Seed: o.seed, Timeout: o.timeout,
-			Progress: func(done, total int) {
-				if done == total || done%10 == 0 {
-					fmt.Fprintf(e.stderr, "check: %d/%d requests\n", done, total)
-				}
-			},
-		})
+	rep, runErr := check.RunFile(ctx, o.a, o.b, o.wlPath, o.limit, o.quality, o.opt)
 	if rep == nil {
 		return runErr
 	}
-	rep.Quality = check.Quality{Status: o.quality, Note: o.qualityNote}
 	if err := writeCheck(e, o, rep); err != nil {
 		return err
 	}
-	if runErr != nil {
-		return runErr
-	}
-	if !rep.Summary.Passed {
-		return errors.New("check failed: not every request succeeded and matched on both engines")
-	}
-	return nil
+	return runErr
 }
 
 // writeCheck writes the report to --out and to stdout in --format.
 func writeCheck(e *env, o *checkFlags, rep *check.Report) error {
-	b, err := json.MarshalIndent(rep, "", "  ")
+	b, err := rep.JSON()
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
 	if o.out != "" {
 		if err := atomicfile.Write(o.out, b); err != nil {
 			return fmt.Errorf("writing %v", err) // the error names the file
 		}
 		fmt.Fprintln(e.stderr, "check: wrote", o.out)
 	}
-	if o.format == "json" {
+	if name, _, _ := table.Lookup(o.format); name == "json" {
 		_, err = e.stdout.Write(b)
 		return err
 	}

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
+	"github.com/servecmp/servecmp/classify"
 	"github.com/servecmp/servecmp/rules"
 	"github.com/spf13/cobra"
 )
@@ -24,53 +22,19 @@ func newClassifyCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "classify [--rules FILE] [--rules-add FILE] [--nvtx] [NAME...]",
 		Short: "Show which region and rule each kernel name (or NVTX text) gets",
-		Long: `classify prints, for each kernel, memcpy or memset name, the region the
-name rules give it and the id of the rule that matched:
-
-  region<TAB>rule-id<TAB>name
-
-A name that no rule matches prints as "other<TAB>-<TAB>name". Names come
-from the arguments, or from standard input, one per line, when there are
-none. With --nvtx the inputs are NVTX range, annotation or python-frame
-texts and are matched against the nvtx rules instead.
-
-This is name-only classification: GEMMs, norms, quantisation and other
-kernels whose rule has an ambiguous class keep that rule's region here;
-'servecmp analyze' may place them by context.`,
-		Example: `  servecmp classify 'ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)'
-  sqlite3 run.sqlite 'SELECT DISTINCT value FROM StringIds' | servecmp classify
-  servecmp classify --nvtx "{'Module': 'model.layers.0.self_attn.qkv_proj'}"`,
-		Args: cobra.ArbitraryArgs,
+		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			set, err := rules.Select(rulesFile, rulesAdd)
 			if err != nil {
 				return err
 			}
-			w := bufio.NewWriter(e.stdout)
-			emit := func(name string) {
-				region, id := set.Lookup(name, nvtx)
-				fmt.Fprintf(w, "%s\t%s\t%s\n", region, id, name)
-			}
 			if len(args) > 0 {
-				for _, a := range args {
-					emit(a)
-				}
-				return w.Flush()
+				return classify.WriteNames(e.stdout, set, nvtx, args)
 			}
-			ctx := cmd.Context()
-			if err := eachLine(cmd.InOrStdin(), func(line string) error {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				if line != "" {
-					emit(line)
-				}
-				return nil
-			}); err != nil {
-				w.Flush()
+			if err := classify.WriteLines(cmd.Context(), e.stdout, set, nvtx, cmd.InOrStdin()); err != nil {
 				return fmt.Errorf("classify: reading standard input: %w", err)
 			}
-			return w.Flush()
+			return nil
 		},
 	}
 	addRulesFlags(cmd, &rulesFile, &rulesAdd)
@@ -78,41 +42,11 @@ kernels whose rule has an ambiguous class keep that rule's region here;
 	return cmd
 }
 
-// eachLine calls fn for every line of r without its line ending. Lines may
-// be long (demangled CUTLASS names run to kilobytes).
-func eachLine(r io.Reader, fn func(string) error) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, err := br.ReadString('\n')
-		if line != "" {
-			line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
-			if ferr := fn(line); ferr != nil {
-				return ferr
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func newRulesCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rules",
 		Short: "Check rule files and show the built-in rules",
-		Long: `Rule files map kernel names and NVTX texts to regions (attention, ffn,
-communication, io, other). A file holds one YAML mapping with a "rules"
-list; each rule has an id, a region, an optional class and exactly one of
-pattern (RE2, matched against kernel/memcpy/memset names) or nvtx (RE2,
-matched against NVTX range, annotation and python-frame text). Rules are
-tried in order and the first match wins.
-
-Use 'servecmp rules show' to print the built-in rules as a starting point,
-and --rules-add FILE (analyze, classify) to put your rules ahead of them.`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return usagef("rules: give a subcommand: check or show")
 		},
@@ -125,29 +59,9 @@ func newRulesCheckCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "check FILE...",
 		Short: "Validate rule files, reporting every error with file:line",
-		Long: `check parses each FILE and prints "FILE: N rules OK" to standard output,
-or every problem found as "file:line: message" to standard error. The exit
-status is 1 when any file has an error.`,
-		Args: cobra.MinimumNArgs(1),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			bad, nerr := 0, 0
-			for _, path := range args {
-				set, err := rules.Load(path)
-				if err != nil {
-					bad++
-					for _, line := range strings.Split(err.Error(), "\n") {
-						fmt.Fprintln(e.stderr, line)
-						nerr++
-					}
-					continue
-				}
-				n, v := set.Counts()
-				fmt.Fprintf(e.stdout, "%s: %d rules OK (%d name, %d nvtx)\n", path, len(set.Rules), n, v)
-			}
-			if bad > 0 {
-				return fmt.Errorf("rules check: %d error(s) in %d of %d file(s)", nerr, bad, len(args))
-			}
-			return nil
+			return rules.CheckFiles(args, e.stdout, e.stderr)
 		},
 	}
 }
@@ -157,13 +71,7 @@ func newRulesShowCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show [" + strings.Join(names, "|") + "]",
 		Short: "Print the built-in rule files",
-		Long: `show prints the built-in rule files in the order they are applied, each
-preceded by a comment line naming it; together they form one valid rule
-file equal to the defaults. Given a name, it prints that file alone, which
-is a valid rule file to copy and edit:
-
-  servecmp rules show nvidia > my-rules.yaml`,
-		Args: cobra.MaximumNArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, err := rules.DefaultText(strings.Join(args, ""))
 			if err != nil {

@@ -27,29 +27,11 @@ type compareFlags struct {
 	seed                      uint64
 }
 
-const compareLong = `compare reads benchmark results of two serving systems (repeated runs per
-side, each one value of every test), optional per-request records, a check
-report and profile analyses, and reports in two layers:
-
-  1. overall serving metrics: workload, resource contract, every manifest
-     difference, correctness status, and each metric for A and B with its
-     delta (B-A)/A and a verdict (a = A better, b = B better, ~ = none,
-     "needs more runs"). The run is the unit of every test: Welch's (paired
-     when A and B alternate) t-test on per-run values, and for records a
-     hierarchical bootstrap; mdd is the smallest difference the runs could
-     detect, runs_needed the runs per side that would (two at least).
-  2. where the GPU time went, per rank and region (diagnostic only).
-
-If the model, workload, load policy or resource contract differ and the
-difference is not declared with --intentional, the report says NOT
-COMPARABLE and limits the claim.`
-
 func newCompareCmd(e *env) *cobra.Command {
 	f := &compareFlags{}
 	cmd := &cobra.Command{
 		Use:   "compare --a RESULT [--a RESULT...] --b RESULT [--b RESULT...]",
 		Short: "Two-layer A/B verdict: serving metrics first, GPU time by region second",
-		Long:  compareLong,
 		Args:  cobra.NoArgs,
 		RunE:  func(*cobra.Command, []string) error { return runCompare(e, f) },
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,20 +14,16 @@ import (
 	"github.com/servecmp/servecmp/profile"
 )
 
-//go:embed help/profile.txt
-var profileHelp string
-
 func newProfileCmd(e *env) *cobra.Command {
 	f, o := &benchFlags{}, &profile.Options{}
 	cmd := &cobra.Command{
 		Use:   "profile --url URL --workload FILE (--concurrency C | --rate R) [--profile-after D --profile-for D] [--trace-dir DIR]",
 		Short: "Run a benchmark with the engine's profiler on for a bounded window; record the work done inside it",
-		Long:  profileHelp,
 		Args:  cobra.NoArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return runProfile(e, c, f, o) },
 	}
 	fs := cmd.Flags()
-	fs.AddFlagSet(benchmarkCmd(e, f).Flags())
+	f.register(fs)
 	fs.DurationVar(&o.After, "profile-after", profile.DefaultSettle, "start the profiler this long after the measured phase's start")
 	fs.DurationVar(&o.For, "profile-for", profile.DefaultFor, "stop the profiler this long after its start was answered")
 	fs.IntVar(&o.Steps, "profile-steps", 0, "SGLang: profile this many scheduler steps (num_steps)")
@@ -39,9 +34,6 @@ func newProfileCmd(e *env) *cobra.Command {
 }
 
 func runProfile(e *env, c *cobra.Command, f *benchFlags, o *profile.Options) error {
-	if err := f.checkArgs(); err != nil {
-		return err
-	}
 	cfg, err := f.config(c)
 	if err != nil {
 		return err

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -18,7 +16,7 @@ func TestExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no args prints help", nil, 0, ""},
+		{"no command prints help", nil, 2, "Usage:"},
 		{"version", []string{"--version"}, 0, ""},
 		{"unknown command", []string{"frobnicate"}, 2, "frobnicate"},
 		{"unknown root flag", []string{"--frobnicate"}, 2, "frobnicate"},
@@ -45,24 +43,6 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("failure not on one line: %q", errb.String())
 			}
 		})
-	}
-}
-
-func TestOneLine(t *testing.T) {
-	tests := []struct {
-		err  error
-		want string
-	}{
-		{errors.New("plain"), "plain"},
-		{errors.New("  padded \n"), "padded"},
-		{errors.Join(errors.New("rules.txt:3: bad key"), errors.New("rules.txt:7: no class")), "rules.txt:3: bad key; rules.txt:7: no class"},
-		{fmt.Errorf("load: %w", errors.Join(errors.New("a"), nil, errors.New("b"))), "load: a; b"},
-		{errors.New("a\r\n\r\nb\n"), "a; b"},
-	}
-	for _, tc := range tests {
-		if got := oneLine(tc.err); got != tc.want {
-			t.Errorf("oneLine(%q) = %q, want %q", tc.err.Error(), got, tc.want)
-		}
 	}
 }
 

@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,21 +17,8 @@ func newServeSimCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve-sim",
 		Short: "Run a simulated OpenAI-compatible engine (for demos and tests; not a measurement)",
-		Long: `serve-sim serves /v1/completions, /v1/chat/completions (streaming and not),
-/v1/models, /version, /metrics (vLLM or SGLang names) and /reset_prefix_cache
-from a simulated continuous-batching engine: at most --max-running
-sequences run; each scheduler step prefills newly admitted prompts
-(--prefill-per-token per uncached token) and decodes one token for every
-running sequence (--decode-base + --decode-per-seq x batch size). Outputs
-are deterministic from --seed and the prompt; a request stops early at a
-pseudo-EOS unless it sends ignore_eos or min_tokens. Faults (--error-rate,
---mid-stream-error-rate, --stall-rate, --reset-rate) are chosen per
-request from --seed and the prompt.
-
-It prints "serve-sim listening on http://ADDR" to stderr (with the real
-port when --addr ends in :0) and runs until interrupted.`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runServeSim(c.Context(), e, cfg, addr, portFile) },
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return runServeSim(c.Context(), e, cfg, addr, portFile) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:8000", "listen address (port 0 picks a free port)")
@@ -71,41 +55,9 @@ func runServeSim(ctx context.Context, e *env, cfg servesim.Config, addr, portFil
 	if err := atomicfile.Check("--port-file", portFile); err != nil {
 		return usagef("%v", err)
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
+	err := servesim.Serve(ctx, cfg, addr, servesim.Announce(e.stderr, portFile))
+	if err == nil {
+		fmt.Fprintln(e.stderr, "serve-sim: stopped")
 	}
-	url := "http://" + ln.Addr().String()
-	sim := servesim.New(cfg)
-	defer sim.Close()
-	srv := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(e.stderr, "serve-sim listening on %s (model %s, engine %s, max-running %d)\n",
-		url, sim.Config().ModelName, sim.Config().EngineName, sim.Config().MaxRunning)
-	if portFile != "" {
-		if err := writePortFile(portFile, url); err != nil {
-			ln.Close()
-			return err
-		}
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sim.Close() // ends streams in flight so Shutdown need not wait for them
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	fmt.Fprintln(e.stderr, "serve-sim: stopped")
-	return nil
-}
-
-// writePortFile writes url to path atomically, so a script polling for
-// the file never reads it half-written.
-func writePortFile(path, url string) error {
-	return atomicfile.Write(path, []byte(url+"\n"))
+	return err
 }

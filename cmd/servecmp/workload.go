@@ -1,14 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,11 +17,6 @@ func newWorkloadCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "workload",
 		Short: "Materialise a frozen workload file (JSONL) from a generator or a dataset",
-		Long: `A workload file holds one request per line: id, prompt (token ids, text or
-chat messages), max_tokens, fixed_length, sampling settings and an optional
-arrival offset. Its sha256 is recorded in every benchmark result, so the same
-bytes drive every engine. Once written, a workload file is never rewritten:
-commands refuse to overwrite an existing file unless --force is given.`,
 	}
 	cmd.AddCommand(newWorkloadRandomCmd(e), newWorkloadFromJSONLCmd(e), newWorkloadShareGPTCmd(e), newWorkloadDatasetCmd(e), newWorkloadInfoCmd(e))
 	return cmd
@@ -43,8 +31,7 @@ type outputFlags struct {
 	topP        float64
 	topK        int
 	reqSeeds    bool
-	tokenizer   string           // --tokenizer FILE (random, imports)
-	hdr         *workload.Header // written as the file's first line when set
+	tokenizer   string
 }
 
 func (o *outputFlags) register(fs *pflag.FlagSet) {
@@ -57,11 +44,12 @@ func (o *outputFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.reqSeeds, "request-seeds", true, "with --temperature > 0, give each request its own sampling seed derived from --seed")
 }
 
+// registerTokenizer adds --tokenizer for the imports that count lengths.
 func (o *outputFlags) registerTokenizer(fs *pflag.FlagSet) {
 	fs.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: count prompt lengths exactly (else characters/4)")
 }
 
-// loadTokenizer loads --tokenizer, or returns nil when none is given.
+// loadTokenizer loads --tokenizer, or returns nil when it is not given.
 func (o *outputFlags) loadTokenizer() (*tokenizer.Tokenizer, error) {
 	if o.tokenizer == "" {
 		return nil, nil
@@ -89,91 +77,34 @@ func (o *outputFlags) check(inputs ...string) error {
 	if o.out == "" {
 		return usagef("--out is required")
 	}
-	if o.out == "-" {
-		return nil
-	}
-	if err := atomicfile.Check("--out", o.out, inputs...); err != nil {
-		return usagef("%v", err)
-	}
-	if !o.force {
-		if _, err := os.Stat(o.out); err == nil {
-			return fmt.Errorf("%s exists; a workload file is frozen once written (use --force to replace it)", o.out)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return err
+	if o.out != workload.Stdout {
+		if err := atomicfile.Check("--out", o.out, inputs...); err != nil {
+			return usagef("%v", err)
 		}
 	}
-	return nil
+	return workload.CheckNew(o.out, o.force)
 }
 
-// write writes reqs to --out and prints the one-line summary: on stdout
-// for a file, on stderr when the workload itself goes to stdout.
-func (o *outputFlags) write(e *env, reqs []workload.Request) error {
-	if o.out == "-" {
-		var buf bytes.Buffer
-		if err := workload.WriteWithHeader(&buf, o.hdr, reqs); err != nil {
-			return err
-		}
-		sum := sha256.Sum256(buf.Bytes())
-		if _, err := e.stdout.Write(buf.Bytes()); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "workload: %d requests  sha256 %s  (stdout)\n", len(reqs), hex.EncodeToString(sum[:]))
-		return nil
-	}
-	sha, err := workload.WriteFileWithHeader(o.out, o.hdr, reqs)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", o.out, err)
-	}
-	fmt.Fprintf(e.stdout, "workload: %d requests  sha256 %s  %s\n", len(reqs), sha, o.out)
-	return nil
+// importOptions sets the options of an import that the output flags
+// carry.
+func (o *outputFlags) importOptions(c *cobra.Command, opts *workload.ImportOptions) {
+	opts.FixedLength, opts.Sampling, opts.RequestSeeds = o.fixedLength, o.sampling(c), o.reqSeeds
 }
 
 func newWorkloadRandomCmd(e *env) *cobra.Command {
-	var (
-		o                outputFlags
-		num              int
-		inLen, outLen    string
-		seed             uint64
-		vocab, prefixLen int
-		rate, burstiness float64
-		prompt, template string
-	)
+	var o outputFlags
+	var prompt, template string
+	spec := workload.RandomSpec{Vocab: workload.DefaultVocab, Burstiness: 1}
 	cmd := &cobra.Command{
 		Use:   "random",
 		Short: "Synthetic token-id prompts with fixed, ranged or distributed lengths",
-		Long: `Writes --num requests whose prompts are token ids (sent to /v1/completions
-as a token array, so every engine sees identical model inputs).
-
-A length is N (fixed), A:B (uniform integer, both ends included),
-normal:MEAN,STD, lognormal:MU,SIGMA (of ln length) or exp:MEAN; sampled
-values are rounded and clamped to at least 1. Token ids are uniform in
-[3, --vocab): ids 0-2 are skipped because vocabularies usually keep special
-tokens there. --prefix-len adds one shared run of ids to the front of every
-prompt (a prompt is prefix-len + input-len tokens). --request-rate gives
-each request an arrival offset from a gamma process (shape --burstiness,
-1 = Poisson). The file is a pure function of the flags: same flags, same
-bytes.`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.check(); err != nil {
 				return err
 			}
-			il, err := workload.ParseLength(inLen)
-			if err != nil {
-				return usagef("--input-len: %v", err)
-			}
-			ol, err := workload.ParseLength(outLen)
-			if err != nil {
-				return usagef("--output-len: %v", err)
-			}
-			if num <= 0 {
-				return usagef("--num must be > 0")
-			}
-			spec := workload.RandomSpec{
-				Num: num, InputLen: il, OutputLen: ol, Seed: seed, Vocab: vocab, PrefixLen: prefixLen,
-				FixedLength: o.fixedLength, Sampling: o.sampling(c), RequestSeeds: o.reqSeeds,
-				RequestRate: rate, Burstiness: burstiness,
-			}
+			spec.FixedLength, spec.Sampling, spec.RequestSeeds = o.fixedLength, o.sampling(c), o.reqSeeds
+			var err error
 			if spec.Text, err = workload.TextPromptsFor(o.tokenizer, prompt, template); err != nil {
 				if _, ok := err.(workload.FlagError); ok {
 					return usagef("%v", err)
@@ -184,19 +115,18 @@ bytes.`,
 			if err != nil {
 				return usagef("%v", err)
 			}
-			o.hdr = spec.Header()
-			return o.write(e, reqs)
+			return workload.EmitWithHeader(o.out, e.stdout, e.stderr, spec.Header(), reqs)
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&num, "num", 0, "number of requests (required)")
-	f.StringVar(&inLen, "input-len", "", "prompt length in tokens after the shared prefix (required)")
-	f.StringVar(&outLen, "output-len", "", "max_tokens (required)")
-	f.Uint64Var(&seed, "seed", 0, "random seed (PCG)")
-	f.IntVar(&vocab, "vocab", workload.DefaultVocab, "token ids are drawn from [3, vocab)")
-	f.IntVar(&prefixLen, "prefix-len", 0, "tokens of one shared prefix at the start of every prompt")
-	f.Float64Var(&rate, "request-rate", 0, "mean arrival rate in req/s for arrival offsets (0: none; the load policy decides)")
-	f.Float64Var(&burstiness, "burstiness", 1, "gamma shape of inter-arrival gaps (1 Poisson, <1 burstier, >1 smoother)")
+	f.IntVar(&spec.Num, "num", 0, "number of requests (required)")
+	f.Var(&spec.InputLen, "input-len", "prompt length in tokens after the shared prefix (required)")
+	f.Var(&spec.OutputLen, "output-len", "max_tokens (required)")
+	f.Uint64Var(&spec.Seed, "seed", 0, "random seed (PCG)")
+	f.IntVar(&spec.Vocab, "vocab", spec.Vocab, "token ids are drawn from [3, vocab)")
+	f.IntVar(&spec.PrefixLen, "prefix-len", 0, "tokens of one shared prefix at the start of every prompt")
+	f.Float64Var(&spec.RequestRate, "request-rate", 0, "mean arrival rate in req/s for arrival offsets (0: none; the load policy decides)")
+	f.Float64Var(&spec.Burstiness, "burstiness", spec.Burstiness, "gamma shape of inter-arrival gaps (1 Poisson, <1 burstier, >1 smoother)")
 	f.StringVar(&o.tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: prompts of exact length under it (README: Real text)")
 	f.StringVar(&prompt, "prompt", "", "prompt form: ids (default without --tokenizer), text or chat (default with it)")
 	f.StringVar(&template, "chat-template", "", "Jinja chat template: render chat prompts client-side and send them as text")
@@ -208,51 +138,34 @@ bytes.`,
 }
 
 func newWorkloadFromJSONLCmd(e *env) *cobra.Command {
-	var (
-		o      outputFlags
-		outLen int
-		seed   uint64
-	)
+	var o outputFlags
+	var opts workload.ImportOptions
 	cmd := &cobra.Command{
 		Use:   "from-jsonl FILE",
 		Short: "Import prompts from a JSONL file",
-		Long: `Each line of FILE is an object with exactly one prompt form:
-  "prompt": "text"            text prompt (/v1/completions)
-  "prompt": [ids...] or "prompt_token_ids": [ids...]   token-id prompt
-  "messages": [{"role": "user", "content": "..."}]   chat (/v1/chat/completions)
-and an output length, "output_len" or "max_tokens" (--output-len overrides
-both). Optional: "id" (default "l<line number>"), "arrival_offset_s".
-Other keys are ignored and listed on stderr.`,
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			o.importOptions(c, &opts)
 			if err := o.check(args[0]); err != nil {
 				return err
 			}
-			if outLen < 0 {
-				return usagef("--output-len must be >= 0")
+			if err := opts.Validate(); err != nil {
+				return usagef("--output-len: %v", err)
 			}
-			tok, err := o.loadTokenizer()
+			var err error
+			if opts.Tokenizer, err = o.loadTokenizer(); err != nil {
+				return err
+			}
+			reqs, st, err := workload.FromJSONLFile(args[0], opts)
 			if err != nil {
 				return err
 			}
-			f, err := os.Open(args[0])
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			iopts := workload.ImportOptions{OutputLen: outLen, FixedLength: o.fixedLength, Sampling: o.sampling(c), Seed: seed,
-				RequestSeeds: o.reqSeeds, Tokenizer: tok}
-			reqs, st, err := workload.FromJSONL(args[0], f, iopts)
-			if err != nil {
-				return err
-			}
-			o.hdr = iopts.Header()
-			printImportStats(e, st)
-			return o.write(e, reqs)
+			fmt.Fprintln(e.stderr, strings.Join(st.Report(), "\n"))
+			return workload.EmitWithHeader(o.out, e.stdout, e.stderr, opts.Header(), reqs)
 		},
 	}
-	cmd.Flags().IntVar(&outLen, "output-len", 0, "max_tokens for every request, overriding the file (0: from the file)")
-	cmd.Flags().Uint64Var(&seed, "seed", 0, "seed for per-request sampling seeds")
+	cmd.Flags().IntVar(&opts.OutputLen, "output-len", 0, "max_tokens for every request, overriding the file (0: from the file)")
+	cmd.Flags().Uint64Var(&opts.Seed, "seed", 0, "seed for per-request sampling seeds")
 	o.register(cmd.Flags())
 	o.registerTokenizer(cmd.Flags())
 	_ = cmd.MarkFlagRequired("out")
@@ -260,64 +173,42 @@ Other keys are ignored and listed on stderr.`,
 }
 
 func newWorkloadShareGPTCmd(e *env) *cobra.Command {
-	var (
-		o                          outputFlags
-		outLen, num                int
-		seed                       uint64
-		minLen, maxInput, maxTotal int
-	)
+	var o outputFlags
+	opts := workload.ShareGPTOptions{MinLen: 4, MaxInputLen: 1024, MaxTotalLen: 2048}
 	cmd := &cobra.Command{
 		Use:   "sharegpt FILE",
 		Short: "Import ShareGPT conversations as chat requests",
-		Long: `FILE is a JSON array of {"id", "conversations": [{"from", "value"}...]}.
-The first human turn becomes a one-message chat prompt; the reply after it
-sets max_tokens. No tokenizer is available offline, so lengths are
-approximated as ceil(characters / 4) (rough for English BPE, low for CJK);
-use --output-len to set max_tokens exactly. Conversations that do not open
-with a human turn and a reply, or fall outside the length filters (on the
-same approximation), are skipped and counted on stderr. --num N keeps N
-conversations after a shuffle seeded by --seed; without it all are kept in
-file order.`,
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			o.importOptions(c, &opts.ImportOptions)
 			if err := o.check(args[0]); err != nil {
 				return err
 			}
-			if outLen < 0 || num < 0 || minLen < 0 || maxInput < 0 || maxTotal < 0 {
-				return usagef("--output-len, --num and the length filters must be >= 0")
+			if err := opts.Validate(); err != nil {
+				return usagef("--output-len, --num, --min-len, --max-input-len, --max-total-len: %v", err)
 			}
-			tok, err := o.loadTokenizer()
+			var err error
+			if opts.Tokenizer, err = o.loadTokenizer(); err != nil {
+				return err
+			}
+			reqs, st, err := workload.ShareGPTFile(args[0], opts)
 			if err != nil {
 				return err
 			}
-			f, err := os.Open(args[0])
-			if err != nil {
-				return err
+			fmt.Fprintln(e.stderr, strings.Join(st.Report(), "\n"))
+			if w := opts.Shortfall(st); w != "" {
+				e.warn(w)
 			}
-			defer f.Close()
-			reqs, st, err := workload.ShareGPT(args[0], f, workload.ShareGPTOptions{
-				ImportOptions: workload.ImportOptions{OutputLen: outLen, FixedLength: o.fixedLength, Sampling: o.sampling(c),
-					Seed: seed, RequestSeeds: o.reqSeeds, Tokenizer: tok},
-				Num: num, MinLen: minLen, MaxInputLen: maxInput, MaxTotalLen: maxTotal,
-			})
-			if err != nil {
-				return err
-			}
-			o.hdr = (&workload.ImportOptions{Tokenizer: tok}).Header()
-			printImportStats(e, st)
-			if num > 0 && st.Kept < num {
-				fmt.Fprintf(e.stderr, "workload: warning: asked for %d conversations, only %d usable\n", num, st.Kept)
-			}
-			return o.write(e, reqs)
+			return workload.EmitWithHeader(o.out, e.stdout, e.stderr, opts.ImportOptions.Header(), reqs)
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&outLen, "output-len", 0, "max_tokens for every request (0: approximate the reference reply)")
-	f.IntVar(&num, "num", 0, "keep N conversations after a seeded shuffle (0: all, file order)")
-	f.Uint64Var(&seed, "seed", 0, "seed for the shuffle and per-request sampling seeds")
-	f.IntVar(&minLen, "min-len", 4, "skip prompts or replies shorter than this many approximate tokens (0: off)")
-	f.IntVar(&maxInput, "max-input-len", 1024, "skip prompts longer than this many approximate tokens (0: off)")
-	f.IntVar(&maxTotal, "max-total-len", 2048, "skip prompt+reply longer than this many approximate tokens (0: off)")
+	f.IntVar(&opts.OutputLen, "output-len", 0, "max_tokens for every request (0: approximate the reference reply)")
+	f.IntVar(&opts.Num, "num", 0, "keep N conversations after a seeded shuffle (0: all, file order)")
+	f.Uint64Var(&opts.Seed, "seed", 0, "seed for the shuffle and per-request sampling seeds")
+	f.IntVar(&opts.MinLen, "min-len", opts.MinLen, "skip prompts or replies shorter than this many approximate tokens (0: off)")
+	f.IntVar(&opts.MaxInputLen, "max-input-len", opts.MaxInputLen, "skip prompts longer than this many approximate tokens (0: off)")
+	f.IntVar(&opts.MaxTotalLen, "max-total-len", opts.MaxTotalLen, "skip prompt+reply longer than this many approximate tokens (0: off)")
 	o.register(f)
 	o.registerTokenizer(f)
 	_ = cmd.MarkFlagRequired("out")
@@ -325,21 +216,13 @@ file order.`,
 }
 
 func newWorkloadDatasetCmd(e *env) *cobra.Command {
-	var (
-		o      outputFlags
-		d      workload.DatasetOptions
-		prompt string
-	)
+	var o outputFlags
+	var d workload.DatasetOptions
+	var prompt string
 	cmd := &cobra.Command{
 		Use:   "dataset FILE",
 		Short: "Import prompts or conversations from a JSONL, JSON or Parquet dataset",
-		Long: `Maps a local dataset's records to requests: --prompt-field (text) or
---messages-field (a list of {role, content} or ShareGPT {from, value}
-objects; --role-key/--content-key rename them), --output-len-field for
-max_tokens (else the reply's length, or --output-len). --multi-turn makes
-every user turn a request of one session, sent after the previous answer
-with the conversation so far. See README: Real text.`,
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.check(args[0]); err != nil {
 				return err
@@ -356,9 +239,8 @@ with the conversation so far. See README: Real text.`,
 			if err != nil {
 				return err
 			}
-			printImportStats(e, st)
-			o.hdr = d.Header()
-			return o.write(e, reqs)
+			fmt.Fprintln(e.stderr, strings.Join(st.Report(), "\n"))
+			return workload.EmitWithHeader(o.out, e.stdout, e.stderr, d.Header(), reqs)
 		},
 	}
 	f := cmd.Flags()
@@ -378,22 +260,6 @@ with the conversation so far. See README: Real text.`,
 	o.registerTokenizer(f)
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
-}
-
-func printImportStats(e *env, st workload.ImportStats) {
-	line := fmt.Sprintf("workload: read %d records, kept %d", st.Read, st.Kept)
-	if len(st.Skipped) > 0 {
-		var reasons []string
-		for r, n := range st.Skipped {
-			reasons = append(reasons, fmt.Sprintf("%d %s", n, r))
-		}
-		sort.Strings(reasons)
-		line += "; skipped: " + strings.Join(reasons, ", ")
-	}
-	fmt.Fprintln(e.stderr, line)
-	if len(st.IgnoredKeys) > 0 {
-		fmt.Fprintf(e.stderr, "workload: ignored keys: %s\n", strings.Join(st.IgnoredKeys, ", "))
-	}
 }
 
 func newWorkloadInfoCmd(e *env) *cobra.Command {

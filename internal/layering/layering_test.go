@@ -24,7 +24,7 @@ var presentation = []string{
 
 // outside the domain: the CLI, the encoders, tools and test helpers.
 var notDomain = []string{
-	"cmd/", "internal/benchtool", "internal/demogen", "internal/golden", "internal/layering",
+	"cmd/", "internal/cli", "internal/benchtool", "internal/demogen", "internal/golden", "internal/layering",
 }
 
 // driverAllowed may import the SQLite driver: input opens files with it
@@ -32,6 +32,11 @@ var notDomain = []string{
 var driverAllowed = []string{"input", "nsys/internal/fastscan", "nsys/nsystest"}
 
 const driver = "github.com/mattn/go-sqlite3"
+
+// cobraAllowed may import cobra: the CLI and its exit-code plumbing.
+var cobraAllowed = []string{"cmd/", "internal/cli"}
+
+const cobra = "github.com/spf13/cobra"
 
 // root is the module root, two levels up from this package.
 func root(t *testing.T) string {
@@ -91,8 +96,9 @@ func imports(t *testing.T, r string) map[string][]string {
 	return out
 }
 
-// TestDomainImports fails when a domain package imports the CLI, the
-// presentation layer or the SQLite driver.
+// TestDomainImports fails when a package imports the CLI or cobra outside
+// the CLI, or a domain package imports the presentation layer or the
+// SQLite driver.
 func TestDomainImports(t *testing.T) {
 	r := root(t)
 	for pkg, ims := range imports(t, r) {
@@ -100,6 +106,9 @@ func TestDomainImports(t *testing.T) {
 			local, ok := strings.CutPrefix(im, module+"/")
 			if ok && under(local, []string{"cmd/"}) {
 				t.Errorf("%s imports %s: nothing may import the CLI", pkg, im)
+			}
+			if im == cobra && !under(pkg, cobraAllowed) {
+				t.Errorf("%s imports cobra: only %v may", pkg, cobraAllowed)
 			}
 			if under(pkg, notDomain) || under(pkg, presentation) {
 				continue

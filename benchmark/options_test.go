@@ -1,0 +1,152 @@
+package benchmark
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/servecmp/servecmp/benchmark/workload"
+)
+
+// optionsWorkload writes a workload of n requests, each with an arrival
+// offset when offsets is set, and returns its path.
+func optionsWorkload(t *testing.T, n int, offsets bool) string {
+	t.Helper()
+	l, err := workload.ParseLength("4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := workload.RandomSpec{Num: n, InputLen: l, OutputLen: l, Vocab: 100}
+	if offsets {
+		spec.RequestRate, spec.Burstiness = 10, 1
+	}
+	reqs, err := workload.Random(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "wl.jsonl")
+	if _, err := workload.WriteFile(p, reqs); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestOptionsConfig(t *testing.T) {
+	plain, trace := optionsWorkload(t, 3, false), optionsWorkload(t, 3, true)
+	base := func(wl string, set ...string) Options {
+		return Options{URL: "http://h:1/", Workload: wl, Engine: "auto", Arrival: ArrivalPoisson, Burstiness: 1,
+			Drain: DrainWait, Concurrency: 4, Rate: 2.5, SweepConcurrency: "1, 2,8", SweepRate: "0.5,1",
+			Set: func(n string) bool { return slices.Contains(set, n) }}
+	}
+	tests := []struct {
+		name   string
+		o      Options
+		option string // the option the error names; "-" for a combination; "" for no error
+		mode   Mode
+		sweep  []float64
+	}{
+		{"closed loop", base(plain, "concurrency"), "", ModeConcurrency, nil},
+		{"open loop", base(plain, "rate", "arrival", "burstiness"), "burstiness", "", nil},
+		{"gamma", func() Options { o := base(plain, "rate", "burstiness"); o.Arrival = ArrivalGamma; return o }(), "", ModeRate, nil},
+		{"sweep concurrency", base(plain, "sweep-concurrency"), "", ModeConcurrency, []float64{1, 2, 8}},
+		{"sweep rate", base(plain, "sweep-rate"), "", ModeRate, []float64{0.5, 1}},
+		{"trace", base(trace), "", ModeTrace, nil},
+		{"no load", base(plain), "-", "", nil},
+		{"two loads", base(plain, "rate", "concurrency"), "-", "", nil},
+		{"sweep rate of a trace", base(trace, "sweep-rate"), "sweep-rate", "", nil},
+		{"cap on a closed loop", base(plain, "concurrency", "max-concurrency"), "max-concurrency", "", nil},
+		{"arrival on a closed loop", base(plain, "concurrency", "arrival"), "arrival", "", nil},
+		{"drain timeout with cancel", func() Options {
+			o := base(plain, "rate", "drain-timeout")
+			o.Drain = DrainCancel
+			return o
+		}(), "drain-timeout", "", nil},
+		{"bad sweep value", func() Options {
+			o := base(plain, "sweep-concurrency")
+			o.SweepConcurrency = "1,2.5"
+			return o
+		}(), "sweep-concurrency", "", nil},
+		{"empty sweep", func() Options { o := base(plain, "sweep-rate"); o.SweepRate = " , "; return o }(), "sweep-rate", "", nil},
+		{"no url", func() Options { o := base(plain, "concurrency"); o.URL = ""; return o }(), "url", "", nil},
+		{"bad engine", func() Options { o := base(plain, "concurrency"); o.Engine = "x"; return o }(), "engine", "", nil},
+		{"bad manifest", func() Options { o := base(plain, "concurrency"); o.Manifest = []string{"novalue"}; return o }(), "-", "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := tc.o.Config()
+			var oe *OptionError
+			switch {
+			case tc.option == "" && err != nil:
+				t.Fatalf("error %v", err)
+			case tc.option == "":
+			case !errors.As(err, &oe):
+				t.Fatalf("error %v, want an *OptionError", err)
+			case tc.option == "-" && oe.Option != "", tc.option != "-" && oe.Option != tc.option:
+				t.Fatalf("error %v names %q, want %q", err, oe.Option, tc.option)
+			}
+			if tc.option != "" {
+				return
+			}
+			if cfg.Load.Mode != tc.mode || !slices.Equal(cfg.SweepValues, tc.sweep) {
+				t.Errorf("mode %q sweep %v, want %q %v", cfg.Load.Mode, cfg.SweepValues, tc.mode, tc.sweep)
+			}
+			if cfg.Metrics.URL != "http://h:1/metrics" {
+				t.Errorf("metrics URL %q", cfg.Metrics.URL)
+			}
+			if tc.mode != ModeRate && (cfg.Load.Arrival != "" || cfg.Load.Burstiness != 0) {
+				t.Errorf("arrival settings kept for %s: %+v", tc.mode, cfg.Load)
+			}
+		})
+	}
+}
+
+func TestReadAPIKey(t *testing.T) {
+	dir := t.TempDir()
+	key, empty := filepath.Join(dir, "key"), filepath.Join(dir, "empty")
+	if err := os.WriteFile(key, []byte(" sk-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OPENAI_API_KEY", " env-key ")
+	for _, tc := range []struct{ file, want string }{{"", "env-key"}, {key, "sk-1"}, {empty, ""}, {filepath.Join(dir, "none"), ""}} {
+		got, err := ReadAPIKey(tc.file)
+		if got != tc.want || (err != nil) != (tc.want == "") {
+			t.Errorf("ReadAPIKey(%q) = %q, %v; want %q", tc.file, got, err, tc.want)
+		}
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	var p Progress
+	p.Step.Store(2)
+	p.Total.Store(10)
+	p.Done.Store(4)
+	p.OK.Store(3)
+	p.Failed.Store(1)
+	if got, want := p.Line(), "step 2  4/10 done  3 ok  1 failed  0 tok/s"; got != want {
+		t.Errorf("Line() = %q, want %q", got, want)
+	}
+}
+
+func TestOptionErrorFormat(t *testing.T) {
+	flag := func(n string) string { return "--" + n }
+	for _, tc := range []struct {
+		e           OptionError
+		plain, flag string
+	}{
+		{OptionError{"rate", "must be > 0"}, "rate: must be > 0", "--rate: must be > 0"},
+		{OptionError{"", "choose {rate} or {sweep-rate}"}, "choose rate or sweep-rate", "choose --rate or --sweep-rate"},
+		{OptionError{"burstiness", "needs {arrival} gamma, not {}"}, "burstiness: needs arrival gamma, not {}", "--burstiness: needs --arrival gamma, not {}"},
+	} {
+		if got := tc.e.Error(); got != tc.plain {
+			t.Errorf("Error() = %q, want %q", got, tc.plain)
+		}
+		if got := tc.e.Format(flag); got != tc.flag {
+			t.Errorf("Format = %q, want %q", got, tc.flag)
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package benchmark
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+
+	"github.com/servecmp/servecmp/internal/atomicfile"
+)
+
+// RunRecorded is Run with every measured request's record streamed, as
+// JSON Lines, into the file records (atomicfile: it is put in place when
+// the run ends); records "" means Run alone. The result is nil when the
+// run failed, or never started because the file could not be created. A
+// result with an error means the run succeeded and the records could not
+// be written; the error names the file.
+func RunRecorded(ctx context.Context, cfg Config, records string) (res *Result, err error) {
+	if records == "" {
+		return Run(ctx, cfg)
+	}
+	var runErr error
+	err = atomicfile.WriteFunc(records, func(w io.Writer) error {
+		cfg.OnRecord = NewRecordWriter(w).Write
+		res, runErr = Run(ctx, cfg)
+		return runErr
+	})
+	if runErr != nil {
+		return nil, runErr
+	}
+	return res, err
+}
+
+// WriteResult writes res as indented JSON to the file path (atomicfile),
+// or to stdout when path is "-". An error writing the file names it.
+func WriteResult(path string, stdout io.Writer, res *Result) error {
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if path == "-" {
+		_, err = stdout.Write(b)
+		return err
+	}
+	return atomicfile.Write(path, b)
+}

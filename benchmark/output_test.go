@@ -1,0 +1,63 @@
+package benchmark
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRunRecordedAndWriteResult(t *testing.T) {
+	s := (&fake{}).server(t)
+	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 2})
+	defer c.Close()
+	dir := t.TempDir()
+	cfg := Config{Client: c, Engine: "vllm", Model: "m", Workload: testWorkload(5, 3, true),
+		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 2}}
+	records := filepath.Join(dir, "r.jsonl")
+	res, err := RunRecorded(context.Background(), cfg, records)
+	if err != nil || res == nil {
+		t.Fatalf("RunRecorded: %v", err)
+	}
+	f, err := os.Open(records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n := 0
+	for sc := bufio.NewScanner(f); sc.Scan(); n++ {
+		var r Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("record %d: %v", n, err)
+		}
+	}
+	if n != 5 {
+		t.Errorf("%d records, want 5", n)
+	}
+	// A records file that cannot be created: no run, an error naming it.
+	missing := filepath.Join(dir, "missing", "r.jsonl")
+	if res2, err := RunRecorded(context.Background(), cfg, missing); res2 != nil || err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("uncreatable records: result %v, error %v", res2 != nil, err)
+	}
+	// A run that cannot start returns no result.
+	bad := cfg
+	bad.Workload = testWorkload(0, 3, true)
+	if res3, err := RunRecorded(context.Background(), bad, filepath.Join(dir, "r2.jsonl")); res3 != nil || err == nil {
+		t.Errorf("bad config: result %v, error %v", res3 != nil, err)
+	}
+	var stdout bytes.Buffer
+	out := filepath.Join(dir, "res.json")
+	if err := WriteResult("-", &stdout, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteResult(out, nil, res); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); !bytes.Equal(b, stdout.Bytes()) || !json.Valid(b) {
+		t.Errorf("file and stdout results differ or are not JSON")
+	}
+}
