@@ -131,6 +131,9 @@ func (l *LoadPolicy) Validate() error {
 	if l.MaxConcurrency < 0 || l.Warmup < 0 || l.DurationS < 0 || l.DrainTimeoutS < 0 || l.RequestTimeoutS < 0 {
 		return errors.New("max-concurrency, warmup, duration, drain-timeout and request-timeout must not be negative")
 	}
+	if err := l.validateBounds(); err != nil {
+		return err
+	}
 	if l.Drain == "" {
 		l.Drain = DrainWait
 	}
@@ -197,8 +200,13 @@ func (c *Config) validate() error {
 	if c.Workload == nil || (c.Client == nil && c.URL == "") {
 		return &ConfigError{errors.New("benchmark: a workload and a client or URL are required")}
 	}
-	if len(c.Workload.Requests) == 0 {
-		return &ConfigError{fmt.Errorf("workload %s has no requests", c.Workload.Path)}
+	if c.Client == nil {
+		if err := ValidateBaseURL(c.URL); err != nil {
+			return &ConfigError{err}
+		}
+	}
+	if err := workload.Validate(c.Workload.Requests); err != nil {
+		return &ConfigError{fmt.Errorf("workload %s: %w", c.Workload.Path, err)}
 	}
 	if c.Engine == "" {
 		c.Engine = engine.Auto
@@ -239,6 +247,10 @@ func (c *Config) validateSweep() error {
 	for _, v := range c.SweepValues {
 		if c.SweepKind == ModeConcurrency && v != math.Trunc(v) {
 			return fmt.Errorf("sweep: concurrency %g is not an integer", v)
+		}
+		if c.SweepKind == ModeConcurrency && v > MaxConcurrencyLimit {
+			// Checked before int(v), which would overflow.
+			return fmt.Errorf("sweep value %g: concurrency above %d", v, MaxConcurrencyLimit)
 		}
 		if err := c.stepLoad(v).Validate(); err != nil {
 			return fmt.Errorf("sweep value %g: %w", v, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/redact"
 )
 
 // EngineInfo is what detection found about the server.
@@ -151,7 +152,7 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 	ownedBy := ""
 	if err := c.getJSON(ctx, "/v1/models", &models); err != nil {
 		if isUnreachable(err) {
-			return info, fmt.Errorf("engine at %s is unreachable: %v", c.base, err)
+			return info, fmt.Errorf("engine at %s is unreachable: %s", redact.URL(c.base), redact.Text(err.Error(), c.apiKey))
 		}
 		how = append(how, "GET /v1/models failed: "+err.Error())
 	} else if len(models.Data) > 0 {

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/redact"
 )
 
 // LagWarnMs is the open-loop send-lag p99 (ms) above which a run warns
@@ -154,13 +154,14 @@ func (r *runner) manifest() Manifest {
 	m := Manifest{
 		Engine: info.Engine, EngineVersion: info.Version, EngineDetectedFrom: info.DetectedBy, Model: r.model,
 		ServecmpVersion: cfg.Manifest.ServecmpVersion, ServecmpCommit: cfg.Manifest.ServecmpCommit,
-		ClientHost: cfg.Manifest.ClientHost, URL: redactURL(cmp.Or(cfg.URL, r.client.base)),
+		ClientHost: cfg.Manifest.ClientHost, URL: cmp.Or(cfg.URL, r.client.base),
 		LoadPolicy: cfg.loadPolicyText(), Seed: cfg.Load.Seed, Endpoint: endpointKind(cfg.Workload),
 	}
 	if info.Root != "" && info.Root != r.model {
 		m.Extra = map[string]string{"model_root": info.Root}
 	}
 	_ = m.SetAll(cfg.Manifest.Fields) // validated before the run
+	m.URL = redact.URL(m.URL)
 	return m
 }
 
@@ -322,6 +323,9 @@ func stepWarnings(w *warnings, sl *LoadPolicy, sum *Summary, out *stepOut) {
 	if sum.UsageMissing > 0 {
 		w.add(fmt.Sprintf("%d of %d successful requests had no usage from the server: their output tokens were counted from the chunks (token_ids length, else one per content chunk)", sum.UsageMissing, sum.RequestsOK))
 	}
+	if n := sum.FailedByClass[ClassImplausible]; n > 0 {
+		w.add(fmt.Sprintf("%d requests were dropped because their server reported implausible token counts (usage outside [0, 2^31), or more than %d×max_tokens+%d output tokens): they count as failed (%s) and none of their figures are used", n, TokenFactor, TokenSlack, ClassImplausible))
+	}
 	if sum.InputTokensUnknown > 0 {
 		w.add(fmt.Sprintf("%d successful requests had neither usage nor token-id prompts: their input tokens are unknown and count 0 in input_tokens and input_throughput", sum.InputTokensUnknown))
 	}
@@ -371,6 +375,14 @@ func (r *runner) finish() {
 		r.warn.add("the run was interrupted: figures cover only what was measured before the interrupt")
 	}
 	res.Warnings = r.warn.all()
+	defer func() {
+		// One place for every warning's secrets: the API key and URL
+		// credentials never reach the result (scraper and step warnings
+		// may quote a transport error that names the URL).
+		for i, w := range res.Warnings {
+			res.Warnings[i] = redact.Text(w, r.cfg.APIKey)
+		}
+	}()
 	if len(r.starts) == 0 || r.metrics == nil {
 		return
 	}
@@ -401,15 +413,6 @@ func endpointKind(w *workload.Workload) string {
 		return "chat"
 	}
 	return "completions"
-}
-
-// redactURL hides a password given in the URL.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return s
-	}
-	return u.Redacted()
 }
 
 // warmupRequest is a warmup copy of r: the same length, sampling and
