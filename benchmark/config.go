@@ -64,6 +64,8 @@ type Config struct {
 	OnRecord func(*Record) error
 	// Progress, when non-nil, is updated as requests end.
 	Progress *Progress
+
+	detectTimeout time.Duration // 0 = detectTimeout; tests shorten it
 }
 
 // MetricsConfig says where and how often to scrape the server's

@@ -21,6 +21,9 @@ type EngineInfo struct {
 	Model      string // first model served (GET /v1/models)
 	Root       string // vLLM's model root (checkpoint path), when given
 	DetectedBy string // how Engine was decided, for the manifest
+	// modelsErr says why Model is empty: GET /v1/models failed, or
+	// answered an empty list.
+	modelsErr string
 }
 
 type streamOptions struct {
@@ -154,8 +157,11 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 		if isUnreachable(err) {
 			return info, fmt.Errorf("engine at %s is unreachable: %s", redact.URL(c.base), redact.Text(err.Error(), c.apiKey))
 		}
-		how = append(how, "GET /v1/models failed: "+err.Error())
-	} else if len(models.Data) > 0 {
+		info.modelsErr = "GET /v1/models failed: " + redact.Text(err.Error(), c.apiKey)
+		how = append(how, info.modelsErr)
+	} else if len(models.Data) == 0 {
+		info.modelsErr = "the server lists no model at /v1/models"
+	} else {
 		info.Model = models.Data[0].ID
 		info.Root = models.Data[0].Root
 		ownedBy = models.Data[0].OwnedBy

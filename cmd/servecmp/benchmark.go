@@ -42,6 +42,7 @@ type benchFlags struct {
 	manifestFile                             string
 	out, records                             string
 	progress                                 string
+	maxFailedShare                           float64
 }
 
 func newBenchmarkCmd(e *env) *cobra.Command {
@@ -68,11 +69,18 @@ suffixed "-warmup") before the measured phase and excludes them. Steady
 state is [t=0, when sending stopped: the last measured send, the --duration
 deadline or Ctrl-C]; drain follows. --duration stops sending after D;
 --drain wait|cancel decides what happens to requests still in flight.
-Ctrl-C stops sending, drains (at most 30 s when --drain-timeout is 0) and
-writes the result with "incomplete": true.
+Ctrl-C (or SIGTERM) stops sending, drains (at most 30 s when --drain-timeout
+is 0) and writes the result with "incomplete": true; a second Ctrl-C cancels
+the requests in flight and writes it at once. Every argument is checked and
+the output files are opened before the first request.
 
 The API key comes from OPENAI_API_KEY or --api-key-file and is never written
-to any output.`,
+to any output; credentials in --url (user:password@) are redacted wherever
+the URL is printed or stored.
+
+Exit status: 0 ok; 1 failure (interrupted, unreachable server, records or
+result not written); 2 usage; 4 when more than --max-failed-share of the
+requests failed (the result is still written).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runBenchmark(e, c, f) },
 	}
@@ -103,6 +111,7 @@ to any output.`,
 	fs.StringVar(&f.out, "out", "", `result JSON file ("-": stdout, and the text summary goes to stderr)`)
 	fs.StringVar(&f.records, "records", "", "per-request records (JSON Lines), streamed as requests end and put in place when the run ends")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), on or off")
+	fs.Float64Var(&f.maxFailedShare, "max-failed-share", benchmark.DefaultMaxFailedShare, "exit 4 when a larger share of the requests failed (0 to 1; 1 never)")
 	return cmd
 }
 
@@ -228,6 +237,8 @@ func (f *benchFlags) checkArgs() error {
 		return usagef("--engine %q: want auto, %s", f.engine, strings.Join(engine.Names, ", "))
 	case f.progress != "auto" && f.progress != "on" && f.progress != "off":
 		return usagef("--progress %q: want auto, on or off", f.progress)
+	case !(f.maxFailedShare >= 0 && f.maxFailedShare <= 1):
+		return usagef("--max-failed-share %g: want a share from 0 to 1", f.maxFailedShare)
 	}
 	if f.out != "-" {
 		if err := atomicfile.Check("--out", f.out, f.workload, f.manifestFile); err != nil {
@@ -307,12 +318,12 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 	if ce := (*benchmark.ConfigError)(nil); errors.As(runErr, &ce) {
 		return usagef("%v", runErr)
 	}
-	if runErr != nil {
+	if re := (*benchmark.RecordsError)(nil); runErr != nil && !errors.As(runErr, &re) {
 		return runErr
 	}
 	// The result is written even when the records could not be; the
 	// records' failure is then the error reported.
-	werr := writeBenchmark(e, f.out, res)
+	werr := writeBenchmark(e, f.out, res, f.maxFailedShare)
 	if recErr != nil {
 		return fmt.Errorf("writing %v", recErr) // the error names the file
 	}
@@ -321,7 +332,7 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 
 // writeBenchmark writes the result file, the text summary and the
 // warnings, and turns the outcome into the exit status.
-func writeBenchmark(e *env, out string, res *benchmark.Result) error {
+func writeBenchmark(e *env, out string, res *benchmark.Result, maxFailed float64) error {
 	var outErr error
 	text := e.stdout
 	if out != "" {
@@ -340,16 +351,17 @@ func writeBenchmark(e *env, out string, res *benchmark.Result) error {
 	if err := present.WriteBenchmarkText(text, res); err != nil {
 		return err
 	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(e.stderr, "servecmp: warning: %s\n", w)
-	}
+	e.warn(res.Warnings...)
 	switch {
 	case outErr != nil:
 		return fmt.Errorf("writing %v", outErr) // the error names the file
 	case res.Incomplete:
 		return errors.New("interrupted: the result is marked incomplete")
 	case res.Summary.RequestsOK == 0:
-		return fmt.Errorf("no request succeeded (%d failed: %s)", res.Summary.RequestsFailed, present.FailureClasses(res.Summary.FailedByClass))
+		return &exitError{exitTooManyFailures, fmt.Errorf("no request succeeded (%d failed: %s)", res.Summary.RequestsFailed, present.FailureClasses(res.Summary.FailedByClass))}
+	case res.FailedShare() > maxFailed:
+		return &exitError{exitTooManyFailures, fmt.Errorf("%.1f%% of the requests failed, more than --max-failed-share %g allows (last step: %s)",
+			100*res.FailedShare(), maxFailed, present.FailureClasses(res.Summary.FailedByClass))}
 	}
 	return nil
 }

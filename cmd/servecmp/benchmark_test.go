@@ -191,7 +191,7 @@ func TestBenchmarkGarbageServer(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"benchmark", "--url", srv.URL, "--workload", benchWorkload(t, 4, 2),
 		"--concurrency", "2", "--out", out, "--metrics-url", "none"}, &stdout, &stderr)
-	if code != 1 || !strings.Contains(stderr.String(), "no request succeeded") {
+	if code != exitTooManyFailures || !strings.Contains(stderr.String(), "no request succeeded") {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	r := readResult(t, out)

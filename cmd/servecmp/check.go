@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/check"
@@ -26,6 +27,7 @@ var checkEngines = append([]string{engine.Auto}, engine.Names...)
 type checkFlags struct {
 	urlA, urlB, model, modelA, modelB, engA, engB string
 	wlPath, out, quality, qualityNote, format     string
+	apiKeyFile                                    string
 	seed                                          int64
 	limit                                         int
 	timeout                                       time.Duration
@@ -45,7 +47,11 @@ token ids where the engine returns them (vLLM return_token_ids, SGLang
 with the position of its first divergence and both continuations.
 
 Exit status 0 only when every request succeeded on both engines and matched;
-otherwise 1 (the report is still written). --quality records the separate
+otherwise 1 (the report is still written). Ctrl-C stops after the request in
+flight is abandoned and writes the report marked incomplete (exit 1).
+
+The API key comes from OPENAI_API_KEY or --api-key-file, goes to both engines
+and is never written; credentials in --a/--b URLs are redacted in the report. --quality records the separate
 downstream-quality status so that compare can carry it.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runCheck(c.Context(), e, o) },
@@ -62,6 +68,7 @@ downstream-quality status so that compare can carry it.`,
 	f.IntVar(&o.limit, "limit", 0, "check only the first N requests (0 = all)")
 	f.Int64Var(&o.seed, "seed", 1234, "sampling seed sent with every request")
 	f.DurationVar(&o.timeout, "timeout", 120*time.Second, "per-request timeout")
+	f.StringVar(&o.apiKeyFile, "api-key-file", "", "file holding the API key sent to both engines (default: $OPENAI_API_KEY)")
 	f.StringVar(&o.out, "out", "", "write the JSON report here")
 	f.StringVar(&o.format, "format", "text", "stdout format: text or json")
 	f.StringVar(&o.quality, "quality", "not-run", "downstream quality status to record: pass, fail or not-run")
@@ -73,6 +80,11 @@ downstream-quality status so that compare can carry it.`,
 func (o *checkFlags) validate() error {
 	if o.urlA == "" || o.urlB == "" || o.wlPath == "" {
 		return usagef("check: need --a URL, --b URL and --workload FILE")
+	}
+	for _, u := range []string{o.urlA, o.urlB} {
+		if err := benchmark.ValidateBaseURL(u); err != nil {
+			return usagef("check: %v", err)
+		}
 	}
 	for _, s := range []string{o.engA, o.engB} {
 		if !engine.Valid(s) {
@@ -99,12 +111,16 @@ func runCheck(ctx context.Context, e *env, o *checkFlags) error {
 	if err != nil {
 		return err
 	}
+	key, err := readAPIKey(o.apiKeyFile)
+	if err != nil {
+		return err
+	}
 	if o.limit > 0 && o.limit < len(wl.Requests) {
 		wl.Requests = wl.Requests[:o.limit]
 	}
 	rep, runErr := check.Run(ctx, check.Target{URL: o.urlA, Model: cmp.Or(o.modelA, o.model), Engine: o.engA},
 		check.Target{URL: o.urlB, Model: cmp.Or(o.modelB, o.model), Engine: o.engB}, wl, check.Options{
-			Seed: o.seed, Timeout: o.timeout,
+			Seed: o.seed, Timeout: o.timeout, APIKey: key,
 			Progress: func(done, total int) {
 				if done == total || done%10 == 0 {
 					fmt.Fprintf(e.stderr, "check: %d/%d requests\n", done, total)
@@ -117,6 +133,9 @@ func runCheck(ctx context.Context, e *env, o *checkFlags) error {
 	rep.Quality = check.Quality{Status: o.quality, Note: o.qualityNote}
 	if err := writeCheck(e, o, rep); err != nil {
 		return err
+	}
+	if rep.Incomplete {
+		return errors.New("interrupted: the check report is marked incomplete")
 	}
 	if runErr != nil {
 		return runErr

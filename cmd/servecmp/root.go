@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/servecmp/servecmp/internal/redact"
 )
 
 // version and commit are set at build time with -ldflags "-X main.version=...".
@@ -27,7 +29,7 @@ type env struct {
 // prefix. Commands call it after writing their data to stdout.
 func (e *env) warn(warnings ...string) {
 	for _, w := range warnings {
-		fmt.Fprintf(e.stderr, "servecmp: warning: %s\n", w)
+		fmt.Fprintf(e.stderr, "servecmp: warning: %s\n", redact.Text(w))
 	}
 }
 
@@ -49,8 +51,25 @@ type runError struct{ err error }
 func (e *runError) Error() string { return e.err.Error() }
 func (e *runError) Unwrap() error { return e.err }
 
+// Exit codes beyond 0 ok, 1 failure and 2 usage: outcomes that a
+// pipeline gates on, each distinct.
+const (
+	exitNotComparable   = 3 // compare: the runs are NOT COMPARABLE
+	exitTooManyFailures = 4 // benchmark: failed share above --max-failed-share
+)
+
+// exitError is a failure with its own exit code.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
 // run executes servecmp with args and returns the exit code: 0 ok, 1
-// failure, 2 usage.
+// failure, 2 usage, 3 not comparable, 4 too many failed requests. Every
+// error line is scrubbed of URL credentials.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := &env{stdout: stdout, stderr: stderr}
 	root := newRootCmd(e)
@@ -62,12 +81,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	msg := redact.Text(oneLine(err))
 	if isUsage(err) {
-		fmt.Fprintf(stderr, "servecmp: %v\n", oneLine(err))
+		fmt.Fprintf(stderr, "servecmp: %s\n", msg)
 		fmt.Fprintf(stderr, "Run 'servecmp --help' for usage.\n")
 		return 2
 	}
-	fmt.Fprintf(stderr, "servecmp: %v\n", oneLine(err))
+	fmt.Fprintf(stderr, "servecmp: %s\n", msg)
+	if xe := (*exitError)(nil); errors.As(err, &xe) {
+		return xe.code
+	}
 	return 1
 }
 

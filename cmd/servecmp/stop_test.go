@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -33,6 +34,7 @@ func slowServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 			return
 		}
 		sent.Add(1)
+		_, _ = io.Copy(io.Discard, r.Body) // then the server sees the client go
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprint(w, "data: {\"choices\":[{\"text\":\"a\"}]}\n\n")
 		w.(http.Flusher).Flush()
