@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -37,8 +39,11 @@ analyses, and reports in two layers:
   2. where the GPU time went, per rank and region (diagnostic only).
 
 If the model, workload, load policy or resource contract differ and the
-difference is not declared with --intentional, the report says NOT
-COMPARABLE and limits the claim.`
+difference is not declared with --intentional, or a side has no successful
+request, the report says NOT COMPARABLE and limits the claim.
+
+Exit status: 0 comparable; 3 NOT COMPARABLE (the report is still written);
+1 failure; 2 usage.`
 
 func newCompareCmd(e *env) *cobra.Command {
 	f := &compareFlags{}
@@ -47,7 +52,7 @@ func newCompareCmd(e *env) *cobra.Command {
 		Short: "Two-layer A/B verdict: serving metrics first, GPU time by region second",
 		Long:  compareLong,
 		Args:  cobra.NoArgs,
-		RunE:  func(*cobra.Command, []string) error { return runCompare(e, f) },
+		RunE:  func(c *cobra.Command, _ []string) error { return runCompare(c.Context(), e, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.paths.A, "a", nil, "benchmark result of system A (repeat for repeated runs; sweep results feed the sweep table)")
@@ -70,7 +75,7 @@ func newCompareCmd(e *env) *cobra.Command {
 // runCompare checks the flags, loads the files, compares, and writes the
 // report to stdout, the workbook and plots to their files, and the
 // warnings to stderr last.
-func runCompare(e *env, f *compareFlags) error {
+func runCompare(ctx context.Context, e *env, f *compareFlags) error {
 	if len(f.paths.A) == 0 || len(f.paths.B) == 0 {
 		return usagef("compare: need --a and --b (one or more result files each)")
 	}
@@ -81,12 +86,15 @@ func runCompare(e *env, f *compareFlags) error {
 	if f.alpha <= 0 || f.alpha >= 1 {
 		return usagef("compare: --alpha must be in (0, 1), got %g", f.alpha)
 	}
+	if f.resamples < 1 || f.resamples > compare.MaxResamples {
+		return usagef("compare: --resamples must be in [1, %d], got %d", compare.MaxResamples, f.resamples)
+	}
 	in, warnings, err := compare.LoadInput(f.paths)
 	if err != nil {
 		return err
 	}
 	in.Intentional, in.Alpha, in.Resamples, in.Seed = f.intent, f.alpha, f.resamples, f.seed
-	rep, err := compare.New(in)
+	rep, err := compare.NewContext(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -102,7 +110,7 @@ func runCompare(e *env, f *compareFlags) error {
 		fmt.Fprintln(e.stderr, "servecmp compare: wrote", f.xlsxPath)
 	}
 	if f.plotDir == "" {
-		return nil
+		return notComparable(rep)
 	}
 	files, err := writePlots(f.plotDir, rep)
 	if err != nil {
@@ -114,7 +122,16 @@ func runCompare(e *env, f *compareFlags) error {
 	if len(files) == 0 {
 		warnings = append(warnings, "no plot written to "+f.plotDir+": latency CDFs need --records-a/--records-b, load curves sweep results, region bars --profile-a/--profile-b")
 	}
-	return nil
+	return notComparable(rep)
+}
+
+// notComparable is the exit status of a complete report: exit 3 when it
+// says NOT COMPARABLE, so that a pipeline cannot take its verdicts.
+func notComparable(rep *compare.Report) error {
+	if rep.Comparable {
+		return nil
+	}
+	return &exitError{exitNotComparable, fmt.Errorf("NOT COMPARABLE: %s differ(s); declare intended differences with --intentional", strings.Join(rep.NotComparable, ", "))}
 }
 
 func writePlots(dir string, rep *compare.Report) ([]string, error) {
