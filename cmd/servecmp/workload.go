@@ -153,11 +153,14 @@ bytes.`,
 			if num <= 0 {
 				return usagef("--num must be > 0")
 			}
-			reqs, err := workload.Random(workload.RandomSpec{
+			reqs, err := workload.RandomContext(c.Context(), workload.RandomSpec{
 				Num: num, InputLen: il, OutputLen: ol, Seed: seed, Vocab: vocab, PrefixLen: prefixLen,
 				FixedLength: o.fixedLength, Sampling: o.sampling(c), RequestSeeds: o.reqSeeds,
 				RequestRate: rate, Burstiness: burstiness,
 			})
+			if c.Context().Err() != nil {
+				return fmt.Errorf("interrupted: nothing written")
+			}
 			if err != nil {
 				return usagef("%v", err)
 			}
