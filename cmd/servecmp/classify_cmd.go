@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/servecmp/servecmp/rules"
 	"github.com/spf13/cobra"
@@ -57,17 +59,15 @@ kernels whose rule has an ambiguous class keep that rule's region here;
 				}
 				return w.Flush()
 			}
-			ctx := cmd.Context()
-			if err := eachLine(cmd.InOrStdin(), func(line string) error {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
+			if err := eachLine(cmd.Context(), cmd.InOrStdin(), func(line string) error {
 				if line != "" {
 					emit(line)
 				}
 				return nil
 			}); err != nil {
-				w.Flush()
+				if !errors.Is(err, context.Canceled) {
+					w.Flush()
+				}
 				return fmt.Errorf("classify: reading standard input: %w", err)
 			}
 			return w.Flush()
@@ -79,8 +79,32 @@ kernels whose rule has an ambiguous class keep that rule's region here;
 }
 
 // eachLine calls fn for every line of r without its line ending. Lines may
-// be long (demangled CUTLASS names run to kilobytes).
-func eachLine(r io.Reader, fn func(string) error) error {
+// be long (demangled CUTLASS names run to kilobytes). It returns ctx's
+// error as soon as ctx is cancelled, even while a read is blocked (a
+// terminal or an idle pipe); fn is then no longer called, and the reading
+// goroutine ends with the process or the next line.
+func eachLine(ctx context.Context, r io.Reader, fn func(string) error) error {
+	done := make(chan error, 1)
+	var stopped atomic.Bool
+	go func() {
+		done <- readLines(r, func(line string) error {
+			if stopped.Load() {
+				return context.Canceled
+			}
+			return fn(line)
+		})
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		stopped.Store(true)
+		return ctx.Err()
+	}
+}
+
+// readLines calls fn for every line of r without its line ending.
+func readLines(r io.Reader, fn func(string) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := br.ReadString('\n')

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -88,5 +89,30 @@ func TestBenchmarkSecondSignalCancelsAtOnce(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "incomplete") {
 		t.Errorf("stderr does not say the result is incomplete: %s", stderr.String())
+	}
+}
+
+// TestEachLineStopsOnCancel: classify reading a standard input that
+// never ends (a terminal, an idle pipe) returns at the interrupt.
+func TestEachLineStopsOnCancel(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var lines atomic.Int64
+	done := make(chan error, 1)
+	go func() { done <- eachLine(ctx, pr, func(string) error { lines.Add(1); return nil }) }()
+	fmt.Fprintln(pw, "first")
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("error %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("eachLine still blocked after the interrupt")
+	}
+	var got []string
+	if err := eachLine(context.Background(), strings.NewReader("a\nb\r\nc"), func(l string) error { got = append(got, l); return nil }); err != nil || strings.Join(got, ",") != "a,b,c" {
+		t.Fatalf("%v, lines %q", err, got)
 	}
 }
