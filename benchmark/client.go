@@ -23,6 +23,9 @@ import (
 // URL credentials were scrubbed from it).
 const MaxErrorLen = 300
 
+// maxFinishReason bounds a record's finish_reason (bytes).
+const maxFinishReason = 64
+
 // Error classes of failed requests.
 const (
 	ClassServerError = "server_error"     // in-band {"error": …} in the stream
@@ -194,7 +197,8 @@ func (s *stream) event(data []byte) error {
 	if ci.finish != "" {
 		s.finished = true
 		if ci.finish != s.rec.FinishReason {
-			s.rec.FinishReason = ci.finish
+			// A reason is a word; a server's essay is clipped.
+			s.rec.FinishReason = redact.Clip(ci.finish, maxFinishReason, s.key)
 		}
 	}
 	if ci.usage {

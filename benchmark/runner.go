@@ -434,7 +434,7 @@ func (r *runner) finish() {
 		// credentials never reach the result (scraper and step warnings
 		// may quote a transport error that names the URL).
 		for i, w := range res.Warnings {
-			res.Warnings[i] = redact.Text(w, r.cfg.APIKey)
+			res.Warnings[i] = redact.Text(w, r.cfg.APIKey, r.client.apiKey)
 		}
 	}()
 	if len(r.starts) == 0 || r.metrics == nil {

@@ -177,6 +177,35 @@ const (
 	MaxRandomTokens = 1 << 28
 )
 
+// check validates a spec (filling defaults in its own copy).
+func (spec RandomSpec) check() error {
+	if spec.Num <= 0 || spec.Num > MaxRandomRequests {
+		return fmt.Errorf("random workload: --num must be in [1, %d], got %d", MaxRandomRequests, spec.Num)
+	}
+	if spec.InputLen.IsZero() || spec.OutputLen.IsZero() {
+		return errors.New("random workload: input and output lengths are required")
+	}
+	if spec.Vocab == 0 {
+		spec.Vocab = DefaultVocab
+	}
+	if spec.Vocab <= FirstTokenID {
+		return fmt.Errorf("random workload: --vocab must be > %d, got %d", FirstTokenID, spec.Vocab)
+	}
+	if spec.PrefixLen < 0 || spec.PrefixLen > MaxMaxTokens {
+		return fmt.Errorf("random workload: --prefix-len must be in [0, %d], got %d", MaxMaxTokens, spec.PrefixLen)
+	}
+	if spec.RequestRate < 0 || math.IsNaN(spec.RequestRate) || math.IsInf(spec.RequestRate, 0) {
+		return fmt.Errorf("random workload: --request-rate must be a finite number >= 0, got %v", spec.RequestRate)
+	}
+	if spec.Burstiness == 0 {
+		spec.Burstiness = 1
+	}
+	if spec.Burstiness < 0 || math.IsNaN(spec.Burstiness) || math.IsInf(spec.Burstiness, 0) {
+		return fmt.Errorf("random workload: --burstiness must be a finite number > 0, got %v", spec.Burstiness)
+	}
+	return nil
+}
+
 // Random builds the requests described by spec. The result is a pure
 // function of spec: the same spec gives the same requests.
 func Random(spec RandomSpec) ([]Request, error) {
@@ -186,29 +215,14 @@ func Random(spec RandomSpec) ([]Request, error) {
 // RandomContext is Random that stops, returning ctx's error, once ctx is
 // cancelled.
 func RandomContext(ctx context.Context, spec RandomSpec) ([]Request, error) {
-	if spec.Num <= 0 || spec.Num > MaxRandomRequests {
-		return nil, fmt.Errorf("random workload: --num must be in [1, %d], got %d", MaxRandomRequests, spec.Num)
-	}
-	if spec.InputLen.IsZero() || spec.OutputLen.IsZero() {
-		return nil, errors.New("random workload: input and output lengths are required")
+	if err := spec.check(); err != nil {
+		return nil, err
 	}
 	if spec.Vocab == 0 {
 		spec.Vocab = DefaultVocab
 	}
-	if spec.Vocab <= FirstTokenID {
-		return nil, fmt.Errorf("random workload: --vocab must be > %d, got %d", FirstTokenID, spec.Vocab)
-	}
-	if spec.PrefixLen < 0 || spec.PrefixLen > MaxMaxTokens {
-		return nil, fmt.Errorf("random workload: --prefix-len must be in [0, %d], got %d", MaxMaxTokens, spec.PrefixLen)
-	}
-	if spec.RequestRate < 0 || math.IsNaN(spec.RequestRate) || math.IsInf(spec.RequestRate, 0) {
-		return nil, fmt.Errorf("random workload: --request-rate must be a finite number >= 0, got %v", spec.RequestRate)
-	}
 	if spec.Burstiness == 0 {
 		spec.Burstiness = 1
-	}
-	if spec.Burstiness < 0 || math.IsNaN(spec.Burstiness) || math.IsInf(spec.Burstiness, 0) {
-		return nil, fmt.Errorf("random workload: --burstiness must be a finite number > 0, got %v", spec.Burstiness)
 	}
 	span := spec.Vocab - FirstTokenID
 	tok := func(r *rand.Rand) int { return FirstTokenID + r.IntN(span) }
