@@ -101,6 +101,8 @@ func TestURLCredentialsNeverShown(t *testing.T) {
 		{"benchmark", "--url", withCreds, "--workload", wl, "--concurrency", "1", "--metrics-url", withCreds + "/nometrics", "--out", "-"},
 		{"benchmark", "--url", dead, "--workload", wl, "--concurrency", "1"},
 		{"benchmark", "--url", "http://" + user + ":" + pass + "@[::1", "--workload", wl, "--concurrency", "1"},
+		{"benchmark", "--url", user + ":" + pass + "@127.0.0.1:1", "--workload", wl, "--concurrency", "1"},
+		{"check", "--a", user + ":" + pass + "@127.0.0.1:1", "--b", withCreds, "--model", "sim-model", "--workload", wl},
 		{"check", "--a", withCreds, "--b", withCreds, "--model", "sim-model", "--workload", wl, "--out", filepath.Join(dir, "c.json")},
 		{"check", "--a", withCreds, "--b", dead, "--model", "sim-model", "--workload", wl, "--format", "json"},
 	}

@@ -37,6 +37,18 @@ func URL(s string) string {
 	} else if err == nil && !strings.Contains(s, "@") {
 		return s
 	}
+	if !strings.Contains(s, "://") {
+		// No scheme ("user:pass@host:80"): the authority runs to the
+		// first path, query or fragment mark.
+		end := strings.IndexAny(s, "/?#")
+		if end < 0 {
+			end = len(s)
+		}
+		if at := strings.LastIndex(s[:end], "@"); at >= 0 {
+			return Mask + s[at:]
+		}
+		return s
+	}
 	return byHand(s)
 }
 

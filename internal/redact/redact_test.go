@@ -13,7 +13,8 @@ func TestURL(t *testing.T) {
 		{"https://token@host", "https://[redacted]@host"},
 		{"http://user:p%40ss@host", "http://[redacted]@host"},
 		{"http://user:pass@[::1", "http://[redacted]@[::1"}, // does not parse
-		{"user:pass@host:80", "user:pass@host:80"},          // no scheme: nothing is a URL
+		{"user:pass@host:80", "[redacted]@host:80"},         // no scheme
+		{"host:80/a@b", "host:80/a@b"},
 		{"", ""},
 	} {
 		if got := URL(tc.in); got != tc.want {
