@@ -15,7 +15,16 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/servecmp/servecmp/internal/redact"
 )
+
+// MaxErrorLen bounds a record's error text (bytes, after the API key and
+// URL credentials were scrubbed from it).
+const MaxErrorLen = 300
+
+// maxFinishReason bounds a record's finish_reason (bytes).
+const maxFinishReason = 64
 
 // Error classes of failed requests.
 const (
@@ -94,13 +103,12 @@ func freshTransport(tr *http.Transport) *http.Transport {
 // Close releases idle connections.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
-// scrub removes the API key from a message that may echo it (a server's
-// error text), so that it never reaches a record.
+// scrub removes the API key and URL credentials from a message that may
+// echo them (a server's error text, a transport error naming the URL) and
+// then clips it to MaxErrorLen: scrubbing first, so that a key straddling
+// the cut cannot survive minus its tail.
 func (c *Client) scrub(msg string) string {
-	if c.apiKey == "" {
-		return msg
-	}
-	return strings.ReplaceAll(msg, c.apiKey, "[api key]")
+	return redact.Clip(msg, MaxErrorLen, c.apiKey)
 }
 
 func (c *Client) auth(r *http.Request) {
@@ -177,6 +185,9 @@ type stream struct {
 	contUsage bool // content chunks carry cumulative usage
 	events    int
 	capture   *textCapture // the answer's text, when the request asks (sessions.go)
+	key       string // the API key: scrubbed from text before it is clipped
+	cap       int    // most output tokens the request may claim (tokenCap)
+	chunkSum  int    // output tokens of the content chunks so far
 }
 
 var errStop = errors.New("stop")
@@ -192,7 +203,7 @@ func (s *stream) event(data []byte) error {
 	}
 	ci := &s.info
 	if err := decodeChunk(data, &s.chunk, ci); err != nil {
-		return &requestError{ClassBadResponse, fmt.Sprintf("unparseable chunk %q: %v", clip(data, 120), err)}
+		return &requestError{ClassBadResponse, fmt.Sprintf("unparseable chunk %q: %v", redact.Clip(string(data), 120, s.key), err)}
 	}
 	if ci.isError {
 		return &requestError{ClassServerError, errorMessage(data)}
@@ -201,10 +212,14 @@ func (s *stream) event(data []byte) error {
 	if ci.finish != "" {
 		s.finished = true
 		if ci.finish != s.rec.FinishReason {
-			s.rec.FinishReason = ci.finish
+			// A reason is a word; a server's essay is clipped.
+			s.rec.FinishReason = redact.Clip(ci.finish, maxFinishReason, s.key)
 		}
 	}
 	if ci.usage {
+		if e := checkUsage(ci.prompt, ci.completion); e != nil {
+			return e
+		}
 		s.usage = true
 		s.rec.PromptTokens = ci.prompt
 		s.rec.CompletionTokens = ci.completion
@@ -243,6 +258,9 @@ func (s *stream) event(data []byte) error {
 	case ci.tokenIDs > 0:
 		k = ci.tokenIDs
 	}
+	if s.chunkSum += k; s.chunkSum > s.cap || (ci.usage && ci.completion > s.cap) {
+		return checkTokens(max(s.chunkSum, ci.completion), s.cap)
+	}
 	t := ms(s.at - s.sent)
 	if len(r.ChunkTimesMs) == 0 {
 		r.TTFTMs = t
@@ -276,14 +294,8 @@ func errorMessage(body []byte) string {
 			return fmt.Sprint(e.Detail)
 		}
 	}
-	return string(clip(bytes.TrimSpace(body), 200))
-}
-
-func clip(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[:n]
-	}
-	return b
+	// Unclipped: the record's error is scrubbed, then clipped (scrub).
+	return string(bytes.TrimSpace(body))
 }
 
 // failureClass turns a transport error into a failure class.
@@ -337,18 +349,24 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 	defer cancel()
 	req, err := c.newRequest(ctx, p)
 	if err != nil {
-		rec.ErrorClass, rec.Error = ClassConnection, err.Error()
+		rec.ErrorClass, rec.Error = ClassConnection, c.scrub(err.Error())
 		return clk.now()
 	}
 	sent = clk.now()
 	if onSend != nil {
 		onSend()
 	}
-	s := &stream{rec: rec, sent: sent}
+	s := &stream{rec: rec, sent: sent, key: c.apiKey, cap: tokenCap(p.req.MaxTokens)}
 	if p.capture {
 		s.capture = &textCapture{}
 	}
-	if e := c.exchange(ctx, cancel, clk, req, p, s); e != nil {
+	e := c.exchange(ctx, cancel, clk, req, p, s)
+	if e == nil && s.usage {
+		// A final usage count beyond the cap (sent on a chunk without
+		// content) fails the request like one on a content chunk.
+		e = checkTokens(rec.CompletionTokens, s.cap)
+	}
+	if e != nil {
 		rec.OK = false
 		rec.ErrorClass, rec.Error = e.class, c.scrub(e.msg)
 		d := ms(clk.now() - sent)
@@ -392,7 +410,7 @@ func (c *Client) exchange(ctx context.Context, cancel context.CancelFunc, clk cl
 		return failureClass(ctx, err)
 	}
 	defer resp.Body.Close()
-	if e := statusError(resp); e != nil {
+	if e := c.statusError(resp); e != nil {
 		return e
 	}
 	var parser sseParser
@@ -409,7 +427,7 @@ func (c *Client) exchange(ctx context.Context, cancel context.CancelFunc, clk cl
 	}
 	switch {
 	case !s.done && !s.finished && s.events == 0 && parser.foreign > 0:
-		return &requestError{ClassBadResponse, fmt.Sprintf("not an event stream: %q", parser.firstForeign)}
+		return &requestError{ClassBadResponse, fmt.Sprintf("not an event stream: %q", redact.Clip(parser.firstForeign, 80, c.apiKey))}
 	case !s.done && !s.finished:
 		return &requestError{ClassTruncated, fmt.Sprintf("stream ended after %d events without [DONE] or a finish_reason", s.events)}
 	}
@@ -417,14 +435,17 @@ func (c *Client) exchange(ctx context.Context, cancel context.CancelFunc, clk cl
 }
 
 // statusError is the failure an answer's status or content type means:
-// anything but 200 with an event stream.
-func statusError(resp *http.Response) *requestError {
+// anything but 200 with an event stream. It reads at most 4 KiB of the
+// body plus the key's length, so that a key echoed across the 4 KiB mark
+// is still read whole and scrubbed.
+func (c *Client) statusError(resp *http.Response) *requestError {
+	limit := int64(4096 + len(c.apiKey))
 	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, limit))
 		return &requestError{"http_" + strconv.Itoa(resp.StatusCode), errorMessage(b)}
 	}
 	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, limit))
 		if bytes.Contains(b, []byte(`"error"`)) {
 			return &requestError{ClassServerError, errorMessage(b)}
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/redact"
 )
 
 // doOne sends one request of out tokens to url and returns its record.
@@ -321,7 +322,7 @@ func TestClientScrubsAPIKey(t *testing.T) {
 	p, _ := buildBody(&r, "m", "vllm", func(string) {})
 	var rec Record
 	c.do(context.Background(), newClock(), &p, &rec, nil)
-	if rec.ErrorClass != "http_401" || strings.Contains(rec.Error, key) || !strings.Contains(rec.Error, "[api key]") {
+	if rec.ErrorClass != "http_401" || strings.Contains(rec.Error, key) || !strings.Contains(rec.Error, redact.Mask) {
 		t.Fatalf("%q %q", rec.ErrorClass, rec.Error)
 	}
 }

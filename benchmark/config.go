@@ -76,6 +76,7 @@ type Config struct {
 	// Tokenizer, when set, counts every prompt and answer client-side
 	// (Record.Client*Tokens, Summary.TokenCheck; tokencount.go).
 	Tokenizer *tokenizer.Tokenizer
+	detectTimeout time.Duration // 0 = detectTimeout; tests shorten it
 }
 
 // MetricsConfig says where and how often to scrape the server's
@@ -143,6 +144,9 @@ func (l *LoadPolicy) Validate() error {
 	if l.MaxConcurrency < 0 || l.Warmup < 0 || l.DurationS < 0 || l.DrainTimeoutS < 0 || l.RequestTimeoutS < 0 {
 		return errors.New("max-concurrency, warmup, duration, drain-timeout and request-timeout must not be negative")
 	}
+	if err := l.validateBounds(); err != nil {
+		return err
+	}
 	if l.Drain == "" {
 		l.Drain = DrainWait
 	}
@@ -209,8 +213,13 @@ func (c *Config) validate() error {
 	if c.Workload == nil || (c.Client == nil && c.URL == "") {
 		return &ConfigError{errors.New("benchmark: a workload and a client or URL are required")}
 	}
-	if len(c.Workload.Requests) == 0 {
-		return &ConfigError{fmt.Errorf("workload %s has no requests", c.Workload.Path)}
+	if c.Client == nil {
+		if err := ValidateBaseURL(c.URL); err != nil {
+			return &ConfigError{err}
+		}
+	}
+	if err := workload.Validate(c.Workload.Requests); err != nil {
+		return &ConfigError{fmt.Errorf("workload %s: %w", c.Workload.Path, err)}
 	}
 	if c.Engine == "" {
 		c.Engine = engine.Auto
@@ -251,6 +260,10 @@ func (c *Config) validateSweep() error {
 	for _, v := range c.SweepValues {
 		if c.SweepKind == ModeConcurrency && v != math.Trunc(v) {
 			return fmt.Errorf("sweep: concurrency %g is not an integer", v)
+		}
+		if c.SweepKind == ModeConcurrency && v > MaxConcurrencyLimit {
+			// Checked before int(v), which would overflow.
+			return fmt.Errorf("sweep value %g: concurrency above %d", v, MaxConcurrencyLimit)
 		}
 		if err := c.stepLoad(v).Validate(); err != nil {
 			return fmt.Errorf("sweep value %g: %w", v, err)

@@ -3,12 +3,17 @@ package benchmark
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/servecmp/servecmp/internal/redact"
 )
+
+func ptrTo[T any](v T) *T { return &v }
 
 func TestRunRefusesBadConfigBeforeAnyRequest(t *testing.T) {
 	var hits atomic.Int64
@@ -29,6 +34,21 @@ func TestRunRefusesBadConfigBeforeAnyRequest(t *testing.T) {
 		{"sweep kind and mode differ", func(c *Config) { c.SweepKind, c.SweepValues = ModeRate, []float64{1} }, "sweep over rate"},
 		{"bad manifest number", func(c *Config) { c.Manifest.Fields = []KV{{"gpu_count", "many"}} }, "gpu_count"},
 		{"negative threshold", func(c *Config) { c.SaturationThreshold = -1 }, "threshold"},
+		{"huge sweep value late in the list", func(c *Config) { c.SweepKind, c.SweepValues = ModeConcurrency, []float64{1, 2, 1e300} }, "sweep value 1e+300: concurrency above"},
+		{"huge rate late in the list", func(c *Config) {
+			c.Load, c.SweepKind, c.SweepValues = LoadPolicy{Mode: ModeRate, Rate: 1}, ModeRate, []float64{1, 1e300}
+		}, "rate above"},
+		{"huge concurrency", func(c *Config) { c.Load.Concurrency = 1 << 40 }, "concurrency above"},
+		{"huge duration", func(c *Config) { c.Load.DurationS = 1e12 }, "at most 168h"},
+		{"NaN drain timeout", func(c *Config) { c.Load.DrainTimeoutS = math.NaN() }, "at most 168h"},
+		{"malformed url", func(c *Config) { c.URL = "http://[::1" }, "not a valid URL"},
+		{"url without scheme", func(c *Config) { c.URL = "localhost:8000" }, "http:// or https://"},
+		{"url without host", func(c *Config) { c.URL = "http:///v1" }, "no host"},
+		{"url credentials never quoted", func(c *Config) { c.URL = "ftp://user:hunter2@host" }, redact.Mask + "@host"},
+		{"far arrival offset", func(c *Config) {
+			c.Workload = testWorkload(3, 2, false)
+			c.Workload.Requests[2].ArrivalOffsetS = ptrTo(5e9)
+		}, "arrival_offset_s must be in [0, 86400]"},
 	} {
 		cfg := Config{URL: s.URL, Engine: "vllm", Model: "m", Workload: testWorkload(3, 2, false), Load: ok}
 		tc.edit(&cfg)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/redact"
 )
 
 // EngineInfo is what detection found about the server.
@@ -24,6 +25,9 @@ type EngineInfo struct {
 	// (llama.cpp's /props: model file, slots, context size), for the
 	// manifest's extra fields.
 	Extra map[string]string
+	// modelsErr says why Model is empty: GET /v1/models failed, or
+	// answered an empty list.
+	modelsErr string
 }
 
 type streamOptions struct {
@@ -159,10 +163,13 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 	ownedBy := ""
 	if err := c.getJSON(ctx, "/v1/models", &models); err != nil {
 		if isUnreachable(err) {
-			return info, fmt.Errorf("engine at %s is unreachable: %v", c.base, err)
+			return info, fmt.Errorf("engine at %s is unreachable: %s", redact.URL(c.base), redact.Text(err.Error(), c.apiKey))
 		}
-		how = append(how, "GET /v1/models failed: "+err.Error())
-	} else if len(models.Data) > 0 {
+		info.modelsErr = "GET /v1/models failed: " + redact.Text(err.Error(), c.apiKey)
+		how = append(how, info.modelsErr)
+	} else if len(models.Data) == 0 {
+		info.modelsErr = "the server lists no model at /v1/models"
+	} else {
 		info.Model = models.Data[0].ID
 		info.Root = models.Data[0].Root
 		ownedBy = models.Data[0].OwnedBy

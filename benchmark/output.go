@@ -3,6 +3,7 @@ package benchmark
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 
 	"github.com/servecmp/servecmp/internal/atomicfile"
@@ -24,6 +25,9 @@ func RunRecorded(ctx context.Context, cfg Config, records string) (res *Result, 
 		res, runErr = Run(ctx, cfg)
 		return runErr
 	})
+	if re := (*RecordsError)(nil); errors.As(runErr, &re) && res != nil {
+		return res, runErr // a complete result whose records were lost
+	}
 	if runErr != nil {
 		return nil, runErr
 	}

@@ -259,13 +259,16 @@ type Sweep struct {
 	Steps        []SweepStep `json:"steps"`
 }
 
-// SweepStep is one sweep value's run.
+// SweepStep is one sweep value's run. An Incomplete step was cut short by
+// an interrupt: its figures cover what it measured, and it never decides
+// the saturation point.
 type SweepStep struct {
-	Value    float64    `json:"value"`
-	Load     LoadPolicy `json:"load"`
-	Phases   Phases     `json:"phases"`
-	Summary  Summary    `json:"summary"`
-	Warnings []string   `json:"warnings,omitempty"`
+	Value      float64    `json:"value"`
+	Incomplete bool       `json:"incomplete,omitempty"`
+	Load       LoadPolicy `json:"load"`
+	Phases     Phases     `json:"phases"`
+	Summary    Summary    `json:"summary"`
+	Warnings   []string   `json:"warnings,omitempty"`
 }
 
 // Record is one request's raw measurement (one line of records.jsonl).

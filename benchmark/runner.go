@@ -3,16 +3,16 @@ package benchmark
 import (
 	"cmp"
 	"context"
-	"errors"
+
 	"fmt"
 	"math"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/redact"
 )
 
 // LagWarnMs is the open-loop send-lag p99 (ms) above which a run warns
@@ -77,13 +77,29 @@ type runner struct {
 	metrics *metricsRun
 	starts  []time.Time // each measured step's t=0
 	recMu   sync.Mutex
+	recErr  *RecordsError // the first OnRecord failure and the records lost
 }
+
+// RecordsError is returned with the complete result when Config.OnRecord
+// failed (a full disk): the first failure, and how many records were not
+// handed over from it on. The run itself went on; the records are
+// incomplete, which is a failure of the invocation.
+type RecordsError struct {
+	Err  error
+	Lost int
+}
+
+func (e *RecordsError) Error() string {
+	return fmt.Sprintf("%v (%d records lost)", e.Err, e.Lost)
+}
+func (e *RecordsError) Unwrap() error { return e.Err }
 
 // Run validates cfg, detects the engine, assembles the manifest, runs the
 // warmup and every measured step while scraping the server's metrics, and
 // returns the complete result. It returns an error only for an unusable
 // configuration (a *ConfigError, found before any request is sent) or an
-// unreachable server; request failures are results. When ctx is
+// unreachable server, or, together with the complete result, a
+// *RecordsError when OnRecord failed; request failures are results. When ctx is
 // cancelled it stops sending, applies the drain rule and returns what was
 // measured with Incomplete set.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
@@ -109,6 +125,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	r.finish()
+	if r.recErr != nil {
+		return r.res, r.recErr
+	}
 	return r.res, nil
 }
 
@@ -116,18 +135,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // encodes every request.
 func (r *runner) prepare(ctx context.Context) error {
 	cfg := r.cfg
-	dctx, cancel := context.WithTimeout(ctx, detectTimeout)
-	info, err := r.client.Detect(dctx, cfg.Engine)
-	cancel()
-	if err != nil {
+	if err := r.detect(ctx); err != nil {
 		return err
-	}
-	r.info, r.model = info, cfg.Model
-	if r.model == "" {
-		r.model = info.Model
-	}
-	if r.model == "" {
-		return errors.New("no model given and the server lists no model at /v1/models")
 	}
 	r.res = &Result{
 		Schema:    Schema,
@@ -140,7 +149,8 @@ func (r *runner) prepare(ctx context.Context) error {
 	}
 	r.prep = make([]prepared, len(r.reqs))
 	for i := range r.reqs {
-		if r.prep[i], err = buildBody(&r.reqs[i], r.model, info.Engine, r.warn.add); err != nil {
+		var err error
+		if r.prep[i], err = buildBody(&r.reqs[i], r.model, r.info.Engine, r.warn.add); err != nil {
 			return fmt.Errorf("workload %s: %w", cfg.Workload.Path, err)
 		}
 		r.prep[i].capture = cfg.Tokenizer != nil // tokencount.go
@@ -152,6 +162,38 @@ func (r *runner) prepare(ctx context.Context) error {
 	return nil
 }
 
+// detect asks the server for its engine and model. An interrupt, the
+// detection timeout and a server that names no model each get their own
+// error: none of them is "the server lists no model".
+func (r *runner) detect(ctx context.Context) error {
+	wait := cmp.Or(r.cfg.detectTimeout, detectTimeout)
+	dctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	info, err := r.client.Detect(dctx, r.cfg.Engine)
+	switch {
+	case ctx.Err() != nil:
+		return &InterruptedError{"interrupted during engine detection: no request was sent"}
+	case dctx.Err() != nil:
+		return fmt.Errorf("engine detection at %s timed out after %v: is it a serving engine? (give --engine and --model to skip detection)", redact.URL(r.client.base), wait)
+	case err != nil:
+		return err
+	}
+	r.info, r.model = info, r.cfg.Model
+	if r.model == "" {
+		r.model = info.Model
+	}
+	if r.model == "" {
+		return fmt.Errorf("no model given (--model) and %s", info.modelsErr)
+	}
+	return nil
+}
+
+// InterruptedError is a run stopped by an interrupt before it measured
+// anything: there is no result to write.
+type InterruptedError struct{ Msg string }
+
+func (e *InterruptedError) Error() string { return e.Msg }
+
 // manifest assembles the manifest once: what the run offers and
 // detected, then the user's fields, which win.
 func (r *runner) manifest() Manifest {
@@ -159,7 +201,7 @@ func (r *runner) manifest() Manifest {
 	m := Manifest{
 		Engine: info.Engine, EngineVersion: info.Version, EngineDetectedFrom: info.DetectedBy, Model: r.model,
 		ServecmpVersion: cfg.Manifest.ServecmpVersion, ServecmpCommit: cfg.Manifest.ServecmpCommit,
-		ClientHost: cfg.Manifest.ClientHost, URL: redactURL(cmp.Or(cfg.URL, r.client.base)),
+		ClientHost: cfg.Manifest.ClientHost, URL: cmp.Or(cfg.URL, r.client.base),
 		LoadPolicy: cfg.loadPolicyText(), Seed: cfg.Load.Seed, Endpoint: endpointKind(cfg.Workload),
 	}
 	if info.Root != "" && info.Root != r.model {
@@ -172,6 +214,7 @@ func (r *runner) manifest() Manifest {
 		m.Extra[k] = v
 	}
 	_ = m.SetAll(cfg.Manifest.Fields) // validated before the run
+	m.URL = redact.URL(m.URL)
 	return m
 }
 
@@ -305,7 +348,7 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 	sum := Summarize(out.recs, out.notSent, !out.interrupted && !out.drainCut)
 	sum.TokenCheck = tokenCheck(cfg.Tokenizer, out.recs)
 	steady, drain := phases(out.recs, out.sendEndS)
-	st := SweepStep{Value: v, Load: sl, Summary: sum, Phases: Phases{Steady: steady, Drain: drain}}
+	st := SweepStep{Value: v, Load: sl, Summary: sum, Phases: Phases{Steady: steady, Drain: drain}, Incomplete: out.interrupted}
 	stepWarnings(&stepWarn, &sl, &sum, &out)
 	tokenWarnings(&stepWarn, sum.TokenCheck)
 	st.Warnings = stepWarn.all()
@@ -326,8 +369,13 @@ func (r *runner) record(rec *Record) {
 	}
 	r.recMu.Lock()
 	defer r.recMu.Unlock()
+	if r.recErr != nil {
+		r.recErr.Lost++ // the writer failed before: the record is lost
+		return
+	}
 	if err := r.cfg.OnRecord(rec); err != nil {
-		r.warn.add("writing records: " + err.Error())
+		r.recErr = &RecordsError{Err: err, Lost: 1}
+		r.warn.add("writing records failed: the records file is incomplete: " + err.Error())
 	}
 }
 
@@ -335,6 +383,9 @@ func (r *runner) record(rec *Record) {
 func stepWarnings(w *warnings, sl *LoadPolicy, sum *Summary, out *stepOut) {
 	if sum.UsageMissing > 0 {
 		w.add(fmt.Sprintf("%d of %d successful requests had no usage from the server: their output tokens were counted from the chunks (token_ids length, else one per content chunk)", sum.UsageMissing, sum.RequestsOK))
+	}
+	if n := sum.FailedByClass[ClassImplausible]; n > 0 {
+		w.add(fmt.Sprintf("%d requests were dropped because their server reported implausible token counts (usage outside [0, 2^31), or more than %d×max_tokens+%d output tokens): they count as failed (%s) and none of their figures are used", n, TokenFactor, TokenSlack, ClassImplausible))
 	}
 	if sum.InputTokensUnknown > 0 {
 		w.add(fmt.Sprintf("%d successful requests had neither usage nor token-id prompts: their input tokens are unknown and count 0 in input_tokens and input_throughput", sum.InputTokensUnknown))
@@ -365,12 +416,19 @@ func (r *runner) saturation(values []float64, steps []SweepStep) *Sweep {
 	if sw.Steps == nil {
 		sw.Steps = []SweepStep{}
 	}
-	tp := make([]float64, len(steps))
+	// An interrupted step offered less than its load: it is shown,
+	// marked, and left out of the saturation point.
+	var tp []float64
+	var use []int
 	for i, s := range steps {
-		tp[i] = s.Summary.OutputThroughput
+		if s.Incomplete {
+			r.warn.add(fmt.Sprintf("sweep: step %d (%s %g) was interrupted: it is marked incomplete and not used for the saturation point", i, r.cfg.SweepKind, s.Value))
+			continue
+		}
+		tp, use = append(tp, s.Summary.OutputThroughput), append(use, i)
 	}
 	if at := Saturation(tp, r.cfg.SaturationThreshold); at >= 0 {
-		v := steps[at].Value
+		v := steps[use[at]].Value
 		sw.SaturationAt, sw.Saturated = &v, true
 	} else {
 		r.warn.add("sweep: output throughput was still improving at the last step: saturation was not reached")
@@ -386,6 +444,14 @@ func (r *runner) finish() {
 		r.warn.add("the run was interrupted: figures cover only what was measured before the interrupt")
 	}
 	res.Warnings = r.warn.all()
+	defer func() {
+		// One place for every warning's secrets: the API key and URL
+		// credentials never reach the result (scraper and step warnings
+		// may quote a transport error that names the URL).
+		for i, w := range res.Warnings {
+			res.Warnings[i] = redact.Text(w, r.cfg.APIKey, r.client.apiKey)
+		}
+	}()
 	if len(r.starts) == 0 || r.metrics == nil {
 		return
 	}
@@ -416,15 +482,6 @@ func endpointKind(w *workload.Workload) string {
 		return "chat"
 	}
 	return "completions"
-}
-
-// redactURL hides a password given in the URL.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return s
-	}
-	return u.Redacted()
 }
 
 // warmupRequest is a warmup copy of r: the same length, sampling and

@@ -115,8 +115,11 @@ func (p *sseParser) line(l []byte, emit func([]byte) error) error {
 	default:
 		if p.foreign == 0 {
 			s := l
-			if len(s) > 80 {
-				s = s[:80]
+			// Kept long enough to scrub a key that straddles the
+			// 80 bytes the message shows (the client clips after it
+			// scrubs).
+			if len(s) > 1024 {
+				s = s[:1024]
 			}
 			p.firstForeign = string(s)
 		}

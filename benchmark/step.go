@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/servecmp/servecmp/internal/interrupt"
 )
 
 // step is one executed step's shared state: the requests, their records,
@@ -271,6 +273,7 @@ func (s *step) drain(l LoadPolicy) (interrupted, cut bool) {
 	if interrupted {
 		ctxDone = nil
 	}
+	hard := interrupt.Hard(s.ctx)
 	for {
 		select {
 		case <-done:
@@ -278,6 +281,10 @@ func (s *step) drain(l LoadPolicy) (interrupted, cut bool) {
 		case <-tc:
 			s.cancelReqs(&cancelCause{"cancelled: drain timeout passed"})
 			return interrupted, true
+		case <-hard:
+			// A second interrupt: stop waiting, cancel what is in flight.
+			s.cancelReqs(&cancelCause{"cancelled by a second interrupt"})
+			return true, true
 		case <-ctxDone:
 			// Interrupted while draining: cap the rest of the wait.
 			interrupted, ctxDone = true, nil

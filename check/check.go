@@ -191,6 +191,9 @@ type Report struct {
 	Quality  Quality      `json:"quality"`
 	Notes    []string     `json:"notes"`
 	Requests []Result     `json:"requests"`
+	// Incomplete is true when the check was interrupted: Requests holds
+	// the requests compared before the interrupt, and Passed is false.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // Schema names the check report format.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/redact"
 )
 
 // Target is one engine under check.
@@ -28,13 +29,18 @@ type Options struct {
 	Seed    int64
 	Timeout time.Duration // per request; 0 means 120 s
 	Client  *http.Client  // nil means a default client
+	// APIKey is sent as a bearer token to both engines; it is scrubbed
+	// from every error text kept in the report and never recorded.
+	APIKey string
 	// Progress, when set, is called after each request (1-based index).
 	Progress func(done, total int)
 }
 
 // Run sends every request of w to a and then to b, one at a time, and
-// compares the answers. It stops early, returning what it has, when ctx is
-// cancelled.
+// compares the answers. When ctx is cancelled it stops early and returns
+// what it has, marked Incomplete: the request in flight at the interrupt
+// is left out (its failure is the interrupt's, not an engine's). URLs in
+// the report carry no credentials.
 func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*Report, error) {
 	if opt.Timeout <= 0 {
 		opt.Timeout = 120 * time.Second
@@ -54,20 +60,24 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 	}
 	var err error
 	for i := range w.Requests {
+		req := &w.Requests[i]
+		var oa, ob Output
+		if ctx.Err() == nil {
+			oa = ca.ask(ctx, req)
+			ob = cb.ask(ctx, req)
+		}
 		if err = ctx.Err(); err != nil {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("interrupted after %d of %d requests", i, len(w.Requests)))
+			rep.Incomplete = true
+			rep.Notes = append(rep.Notes, fmt.Sprintf("interrupted after %d of %d requests: the report is incomplete", i, len(w.Requests)))
 			break
 		}
-		req := &w.Requests[i]
-		oa := ca.ask(ctx, req)
-		ob := cb.ask(ctx, req)
 		rep.Requests = append(rep.Requests, Compare(req.ID, oa, ob))
 		if opt.Progress != nil {
 			opt.Progress(i+1, len(w.Requests))
 		}
 	}
-	rep.A = Endpoint{URL: a.URL, Model: a.Model, Engine: ca.style, EvidenceSource: evidenceSource(engine.Dialect(ca.style))}
-	rep.B = Endpoint{URL: b.URL, Model: b.Model, Engine: cb.style, EvidenceSource: evidenceSource(engine.Dialect(cb.style))}
+	rep.A = Endpoint{URL: redact.URL(a.URL), Model: a.Model, Engine: ca.style, EvidenceSource: evidenceSource(engine.Dialect(ca.style))}
+	rep.B = Endpoint{URL: redact.URL(b.URL), Model: b.Model, Engine: cb.style, EvidenceSource: evidenceSource(engine.Dialect(cb.style))}
 	rep.Summary = Summarize(rep.Requests)
 	if rep.Summary.Requests < len(w.Requests) {
 		rep.Summary.Passed = false
@@ -176,7 +186,17 @@ func (c *client) sglangBody(req *workload.Request) map[string]any {
 	return body
 }
 
+// do sends one request and parses the answer. Every error text is
+// scrubbed of the API key and URL credentials before it is clipped.
 func (c *client) do(ctx context.Context, path string, body map[string]any, parse func([]byte) (Output, error)) Output {
+	out := c.send(ctx, path, body, parse)
+	if out.Error != "" {
+		out.Error = redact.Text(out.Error, c.opt.APIKey)
+	}
+	return out
+}
+
+func (c *client) send(ctx context.Context, path string, body map[string]any, parse func([]byte) (Output, error)) Output {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return Output{Error: err.Error(), CompletionTokens: -1}
@@ -188,6 +208,9 @@ func (c *client) do(ctx context.Context, path string, body map[string]any, parse
 		return Output{Error: err.Error(), CompletionTokens: -1}
 	}
 	hr.Header.Set("Content-Type", "application/json")
+	if c.opt.APIKey != "" {
+		hr.Header.Set("Authorization", "Bearer "+c.opt.APIKey)
+	}
 	resp, err := c.opt.Client.Do(hr)
 	if err != nil {
 		return Output{Error: err.Error(), CompletionTokens: -1}
@@ -198,10 +221,7 @@ func (c *client) do(ctx context.Context, path string, body map[string]any, parse
 		return Output{Error: "reading response: " + err.Error(), CompletionTokens: -1}
 	}
 	if resp.StatusCode != http.StatusOK {
-		msg := strings.TrimSpace(string(data))
-		if len(msg) > 200 {
-			msg = msg[:200] + "…"
-		}
+		msg := redact.Clip(strings.TrimSpace(string(data)), 200, c.opt.APIKey)
 		return Output{Error: fmt.Sprintf("HTTP %d: %s", resp.StatusCode, msg), CompletionTokens: -1}
 	}
 	out, err := parse(data)

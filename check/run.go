@@ -53,8 +53,14 @@ func RunFile(ctx context.Context, a, b Target, path string, limit int, q Quality
 		wl.Requests = wl.Requests[:limit]
 	}
 	rep, err := Run(ctx, a, b, wl, opt)
+	if rep == nil {
+		return nil, err
+	}
 	rep.Quality = q
-	if err == nil && !rep.Summary.Passed {
+	switch {
+	case rep.Incomplete:
+		err = errors.New("interrupted: the check report is marked incomplete")
+	case err == nil && !rep.Summary.Passed:
 		err = ErrFailed
 	}
 	return rep, err

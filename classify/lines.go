@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/servecmp/servecmp/rules"
 )
@@ -28,15 +29,15 @@ func WriteNames(w io.Writer, set *rules.Set, nvtx bool, names []string) error {
 // classified before a read error is written all the same.
 func WriteLines(ctx context.Context, w io.Writer, set *rules.Set, nvtx bool, r io.Reader) error {
 	bw := bufio.NewWriter(w)
-	err := eachLine(r, func(line string) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	err := eachLineContext(ctx, r, func(line string) error {
 		if line != "" {
 			writeName(bw, set, nvtx, line)
 		}
 		return nil
 	})
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err // the reader may still hold bw: leave it
+	}
 	ferr := bw.Flush()
 	if err != nil {
 		return err
@@ -47,6 +48,30 @@ func WriteLines(ctx context.Context, w io.Writer, set *rules.Set, nvtx bool, r i
 func writeName(w *bufio.Writer, set *rules.Set, nvtx bool, name string) {
 	region, id := set.Lookup(name, nvtx)
 	fmt.Fprintf(w, "%s\t%s\t%s\n", region, id, name)
+}
+
+// eachLineContext is eachLine that returns ctx's error as soon as ctx is
+// cancelled, even while a read is blocked (a terminal or an idle pipe);
+// fn is then no longer called, and the reading goroutine ends with the
+// process or the next line.
+func eachLineContext(ctx context.Context, r io.Reader, fn func(string) error) error {
+	done := make(chan error, 1)
+	var stopped atomic.Bool
+	go func() {
+		done <- eachLine(r, func(line string) error {
+			if stopped.Load() {
+				return context.Canceled
+			}
+			return fn(line)
+		})
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		stopped.Store(true)
+		return ctx.Err()
+	}
 }
 
 // eachLine calls fn for every line of r without its line ending. Lines may

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +18,11 @@ import (
 
 // New builds the comparison report. It returns an error only for unusable input
 // (a side without runs); every limitation of the data becomes a note.
-func New(in Input) (*Report, error) {
+func New(in Input) (*Report, error) { return NewContext(context.Background(), in) }
+
+// NewContext is New that stops its resampling loops and returns ctx's
+// error once ctx is cancelled.
+func NewContext(ctx context.Context, in Input) (*Report, error) {
 	if len(in.A) == 0 || len(in.B) == 0 {
 		return nil, errors.New("compare: need at least one result for A and one for B")
 	}
@@ -26,6 +31,9 @@ func New(in Input) (*Report, error) {
 	}
 	if in.Resamples <= 0 {
 		in.Resamples = 2000
+	}
+	if in.Resamples > MaxResamples {
+		return nil, fmt.Errorf("compare: %d resamples, more than %d", in.Resamples, MaxResamples)
 	}
 	if in.Seed == 0 {
 		in.Seed = 1
@@ -49,6 +57,9 @@ func New(in Input) (*Report, error) {
 		}
 		r.Notes = append(r.Notes, "a side has only sweep results: its metrics are the last sweep step's")
 	}
+	if err := requireSummaries(append(slices.Clone(runsA), runsB...)); err != nil {
+		return nil, err
+	}
 	for _, run := range runsA {
 		r.RunsA = append(r.RunsA, run.Path)
 	}
@@ -63,7 +74,9 @@ func New(in Input) (*Report, error) {
 	r.contract(runsA, runsB, in.Intentional)
 	r.correctness(in)
 	r.phase(runsA, runsB)
-	r.verdicts(runsA, runsB, in)
+	if err := r.verdicts(ctx, runsA, runsB, in, r.gateSuccesses(runsA, runsB)); err != nil {
+		return nil, err
+	}
 	r.counts(runsA, runsB)
 	r.serverMetrics(runsA, runsB)
 	r.RequestsA, r.RequestsB = in.RecordsA, in.RecordsB
@@ -399,7 +412,8 @@ var throughputMetrics = []struct {
 	{"steady_request_throughput", "req/s", false, func(r *benchmark.Result) float64 { return r.Phases.Steady.RequestThroughput },
 		func(r *benchmark.Result) bool { return r.Phases.Steady.DurationS > 0 }},
 	{"completion_time_s", "s", true, func(r *benchmark.Result) float64 { return *r.Summary.CompletionTimeS },
-		func(r *benchmark.Result) bool { return r.Summary.CompletionTimeS != nil }},
+		// A run with no successful request completed nothing.
+		func(r *benchmark.Result) bool { return r.Summary.CompletionTimeS != nil && r.Summary.RequestsOK > 0 }},
 }
 
 func (r *Report) counts(runsA, runsB []Run) {

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"time"
@@ -47,9 +48,14 @@ type Design struct {
 
 // verdicts detects the run design, then compares the latency and
 // throughput metrics of the runs, in pair order when they are paired.
-func (r *Report) verdicts(runsA, runsB []Run, in Input) {
+func (r *Report) verdicts(ctx context.Context, runsA, runsB []Run, in Input, latency bool) error {
 	runsA, runsB, paired := r.design(runsA, runsB)
-	r.latency(runsA, runsB, in, paired)
+	if latency {
+		r.latency(ctx, runsA, runsB, in, paired)
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("compare: interrupted: %w", err)
+		}
+	}
 	r.throughput(runsA, runsB, in, paired)
 	for _, m := range r.Metrics {
 		if m.Method == "none" {
@@ -61,6 +67,7 @@ func (r *Report) verdicts(runsA, runsB []Run, in Input) {
 		"that barely overlap (at most 25%% of run pairs the other way); mdd is the smallest difference (%% of A) the runs could detect with power 0.8; "+
 		"when no difference is found the verdict is %q if mdd exceeds 10%% (runs_needed per side would detect the larger of the observed "+
 		"difference and 10%%), else ~", in.Alpha, NeedsMoreRuns))
+	return nil
 }
 
 // design sets r.Design from the runs' start times and returns the runs,
@@ -108,7 +115,7 @@ func runOptions(in Input, paired bool, seed uint64) stats.RunOptions {
 
 // latency compares the latency distributions: per request from records
 // when both sides have them, else per run from the result summaries.
-func (r *Report) latency(runsA, runsB []Run, in Input, paired bool) {
+func (r *Report) latency(ctx context.Context, runsA, runsB []Run, in Input, paired bool) {
 	if len(in.RecordsA) == 0 || len(in.RecordsB) == 0 {
 		r.latencyFromSummaries(runsA, runsB, in, paired)
 		return
@@ -147,7 +154,7 @@ func (r *Report) latency(runsA, runsB []Run, in Input, paired bool) {
 			continue
 		}
 		o := runOptions(in, paired, in.Seed+uint64(ki))
-		o.Stats = st
+		o.Stats, o.Context = st, ctx
 		cs, err := stats.CompareRequests(runValues(perA, k.name), runValues(perB, k.name), o)
 		if err != nil {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: no latency verdict: %v", k.name, err))

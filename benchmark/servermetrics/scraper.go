@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/servecmp/servecmp/internal/redact"
 )
 
 // DefaultInterval is the polling period when NewScraper is given zero.
@@ -168,10 +170,10 @@ func (s *Scraper) scrape(ctx context.Context) bool {
 	if err != nil {
 		s.errors++
 		if s.firstErr == "" {
-			s.firstErr = err.Error()
+			s.firstErr = redact.Text(err.Error())
 		}
 		if status == http.StatusNotFound || status == http.StatusMethodNotAllowed || status == http.StatusNotImplemented {
-			s.notFound = err.Error()
+			s.notFound = redact.Text(err.Error())
 			return false
 		}
 		return true
@@ -223,11 +225,11 @@ func fetch(ctx context.Context, c *http.Client, url string) (Snapshot, int, erro
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-		return Snapshot{}, resp.StatusCode, fmt.Errorf("GET %s: %s", url, resp.Status)
+		return Snapshot{}, resp.StatusCode, fmt.Errorf("GET %s: %s", redact.URL(url), resp.Status)
 	}
 	snap, err := Parse(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
-		return Snapshot{}, resp.StatusCode, fmt.Errorf("GET %s: %w", url, err)
+		return Snapshot{}, resp.StatusCode, fmt.Errorf("GET %s: %w", redact.URL(url), err)
 	}
 	return snap, resp.StatusCode, nil
 }
@@ -239,7 +241,7 @@ func (s *Scraper) Result(windowStart, windowEnd float64) *Result {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	res := &Result{
-		URL:          s.url,
+		URL:          redact.URL(s.url),
 		IntervalS:    s.every.Seconds(),
 		WindowStartS: windowStart,
 		WindowEndS:   windowEnd,
@@ -301,7 +303,7 @@ func (s *Scraper) warnings(res *Result) []string {
 		w = append(w, fmt.Sprintf("server metrics: %d of %d scrapes failed; first error: %s", s.errors, s.errors+s.scrapes, s.firstErr))
 	}
 	if s.scrapes > 0 && len(s.series) == 0 {
-		w = append(w, fmt.Sprintf("server metrics: %s exposes %d metric families, none of them a known vLLM, SGLang, TGI, TensorRT-LLM or DCGM name", s.url, s.families))
+		w = append(w, fmt.Sprintf("server metrics: %s exposes %d metric families, none of them a known vLLM, SGLang, TGI, TensorRT-LLM or DCGM name", redact.URL(s.url), s.families))
 	}
 	if s.scrapes > 0 && len(s.series) > 0 {
 		inWindow := 0

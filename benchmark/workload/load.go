@@ -63,8 +63,8 @@ func (r *Request) Validate() error {
 	default:
 		return fmt.Errorf("request %q: more than one prompt form (need exactly one of prompt_token_ids, prompt, messages)", r.ID)
 	}
-	if r.MaxTokens <= 0 {
-		return fmt.Errorf("request %q: max_tokens must be > 0, got %d", r.ID, r.MaxTokens)
+	if r.MaxTokens <= 0 || r.MaxTokens > MaxMaxTokens {
+		return fmt.Errorf("request %q: max_tokens must be in [1, %d], got %d", r.ID, MaxMaxTokens, r.MaxTokens)
 	}
 	for i, t := range r.PromptTokens {
 		if t < 0 {
@@ -92,8 +92,8 @@ func (r *Request) Validate() error {
 	if s.TopK != nil && *s.TopK < -1 {
 		return fmt.Errorf("request %q: top_k must be >= -1 (-1 or 0: disabled), got %d", r.ID, *s.TopK)
 	}
-	if a := r.ArrivalOffsetS; a != nil && (math.IsNaN(*a) || math.IsInf(*a, 0) || *a < 0) {
-		return fmt.Errorf("request %q: arrival_offset_s must be finite and >= 0, got %v", r.ID, *a)
+	if a := r.ArrivalOffsetS; a != nil && !(*a >= 0 && *a <= MaxArrivalOffsetS) {
+		return fmt.Errorf("request %q: arrival_offset_s must be in [0, %g] s, got %v", r.ID, float64(MaxArrivalOffsetS), *a)
 	}
 	return r.validateTurn()
 }

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -180,32 +181,60 @@ const (
 	streamSeeds    = 0x7365656473     // "seeds"
 )
 
-// Random builds the requests described by spec. The result is a pure
-// function of spec: the same spec gives the same requests.
-func Random(spec RandomSpec) ([]Request, error) {
-	if spec.Num <= 0 {
-		return nil, errors.New("random workload: --num must be > 0")
+// Bounds of a random workload: beyond them a spec is a mistake that
+// would exhaust memory before anything is written.
+const (
+	MaxRandomRequests = 1 << 24
+	// MaxRandomTokens bounds the prompt tokens of all requests together.
+	MaxRandomTokens = 1 << 28
+)
+
+// check validates a spec (filling defaults in its own copy).
+func (spec RandomSpec) check() error {
+	if spec.Num <= 0 || spec.Num > MaxRandomRequests {
+		return fmt.Errorf("random workload: --num must be in [1, %d], got %d", MaxRandomRequests, spec.Num)
 	}
 	if spec.InputLen.IsZero() || spec.OutputLen.IsZero() {
-		return nil, errors.New("random workload: input and output lengths are required")
+		return errors.New("random workload: input and output lengths are required")
 	}
 	if spec.Vocab == 0 {
 		spec.Vocab = DefaultVocab
 	}
 	if spec.Vocab <= FirstTokenID {
-		return nil, fmt.Errorf("random workload: --vocab must be > %d, got %d", FirstTokenID, spec.Vocab)
+		return fmt.Errorf("random workload: --vocab must be > %d, got %d", FirstTokenID, spec.Vocab)
 	}
-	if spec.PrefixLen < 0 {
-		return nil, fmt.Errorf("random workload: --prefix-len must be >= 0, got %d", spec.PrefixLen)
+	if spec.PrefixLen < 0 || spec.PrefixLen > MaxMaxTokens {
+		return fmt.Errorf("random workload: --prefix-len must be in [0, %d], got %d", MaxMaxTokens, spec.PrefixLen)
 	}
 	if spec.RequestRate < 0 || math.IsNaN(spec.RequestRate) || math.IsInf(spec.RequestRate, 0) {
-		return nil, fmt.Errorf("random workload: --request-rate must be a finite number >= 0, got %v", spec.RequestRate)
+		return fmt.Errorf("random workload: --request-rate must be a finite number >= 0, got %v", spec.RequestRate)
 	}
 	if spec.Burstiness == 0 {
 		spec.Burstiness = 1
 	}
 	if spec.Burstiness < 0 || math.IsNaN(spec.Burstiness) || math.IsInf(spec.Burstiness, 0) {
-		return nil, fmt.Errorf("random workload: --burstiness must be a finite number > 0, got %v", spec.Burstiness)
+		return fmt.Errorf("random workload: --burstiness must be a finite number > 0, got %v", spec.Burstiness)
+	}
+	return nil
+}
+
+// Random builds the requests described by spec. The result is a pure
+// function of spec: the same spec gives the same requests.
+func Random(spec RandomSpec) ([]Request, error) {
+	return RandomContext(context.Background(), spec)
+}
+
+// RandomContext is Random that stops, returning ctx's error, once ctx is
+// cancelled.
+func RandomContext(ctx context.Context, spec RandomSpec) ([]Request, error) {
+	if err := spec.check(); err != nil {
+		return nil, err
+	}
+	if spec.Vocab == 0 {
+		spec.Vocab = DefaultVocab
+	}
+	if spec.Burstiness == 0 {
+		spec.Burstiness = 1
 	}
 	span := spec.Vocab - FirstTokenID
 	tok := func(r *rand.Rand) int { return FirstTokenID + r.IntN(span) }
@@ -224,13 +253,21 @@ func Random(spec RandomSpec) ([]Request, error) {
 			Src: rand.NewPCG(spec.Seed, streamArrivals)}
 	}
 	width := len(strconv.Itoa(spec.Num - 1))
-	reqs := make([]Request, spec.Num)
-	ins := make([]int, spec.Num)
-	at := 0.0
-	for i := range reqs {
+	// Grown as generated, so that a cancelled run never holds the whole
+	// slice.
+	reqs := make([]Request, 0, min(spec.Num, 1<<16))
+	ins := make([]int, 0, min(spec.Num, 1<<16))
+	at, total := 0.0, 0
+	for i := range spec.Num {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		in := spec.InputLen.Sample(lr)
 		out := spec.OutputLen.Sample(lr)
-		ins[i] = in
+		if total += spec.PrefixLen + in; total > MaxRandomTokens || in > MaxMaxTokens || out > MaxMaxTokens {
+			return nil, fmt.Errorf("random workload: more than %d prompt tokens in all, or a length above %d", MaxRandomTokens, MaxMaxTokens)
+		}
+		ins = append(ins, in)
 		r := Request{ID: fmt.Sprintf("r%0*d", width, i), MaxTokens: out, FixedLength: spec.FixedLength,
 			Sampling: spec.Sampling.clone()}
 		if spec.Text == nil {
@@ -249,10 +286,13 @@ func Random(spec RandomSpec) ([]Request, error) {
 			if i > 0 {
 				at += gaps.Rand()
 			}
+			if at > MaxArrivalOffsetS {
+				return nil, fmt.Errorf("random workload: request %d would arrive after %d s (the longest replay): raise --request-rate or lower --num", i, MaxArrivalOffsetS)
+			}
 			a := at
 			r.ArrivalOffsetS = &a
 		}
-		reqs[i] = r
+		reqs = append(reqs, r)
 	}
 	if spec.Text != nil {
 		if err := spec.Text.fill(spec.Seed, spec.PrefixLen, reqs, ins); err != nil {

@@ -34,7 +34,7 @@ type Request struct {
 	Sampling Sampling `json:"sampling"`
 	// ArrivalOffsetS, when set, is the request's send time in seconds from
 	// the start of the measured phase (a trace replay); it overrides the
-	// arrival process.
+	// arrival process. At most MaxArrivalOffsetS.
 	ArrivalOffsetS *float64 `json:"arrival_offset_s,omitempty"`
 	// Session groups the turns of one multi-turn conversation and Turn is
 	// the turn's 0-based index. A turn's Messages are only what the turn
@@ -46,6 +46,17 @@ type Request struct {
 	Session string `json:"session,omitempty"`
 	Turn    int    `json:"turn,omitempty"`
 }
+
+// Bounds of a request's values: a file that exceeds them is refused when
+// it is loaded, before any request is sent.
+const (
+	// MaxArrivalOffsetS is the latest arrival offset a request may carry
+	// (one day): a replay longer than that is a mistake in the file, not
+	// a run anyone waits for.
+	MaxArrivalOffsetS = 86400
+	// MaxMaxTokens is the largest max_tokens a request may ask for.
+	MaxMaxTokens = 1 << 24
+)
 
 // Workload is a loaded workload file.
 type Workload struct {

@@ -20,6 +20,7 @@ import (
 type benchFlags struct {
 	benchmark.Options
 	out, records, progress string
+	maxFailedShare         float64
 }
 
 func newBenchmarkCmd(e *env) *cobra.Command {
@@ -63,13 +64,17 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", `result JSON file ("-": stdout, and the text summary goes to stderr)`)
 	fs.StringVar(&f.records, "records", "", "per-request records (JSON Lines), streamed as requests end and put in place when the run ends")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), on or off")
+	fs.Float64Var(&f.maxFailedShare, "max-failed-share", benchmark.DefaultMaxFailedShare, "exit 4 when a larger share of the requests failed (0 to 1; 1 never)")
 }
 
 // checkOutputs checks --progress and the output paths before anything is
 // read or sent.
 func (f *benchFlags) checkOutputs() error {
-	if f.progress != "auto" && f.progress != "on" && f.progress != "off" {
+	switch {
+	case f.progress != "auto" && f.progress != "on" && f.progress != "off":
 		return usagef("--progress %q: want auto, on or off", f.progress)
+	case !(f.maxFailedShare >= 0 && f.maxFailedShare <= 1):
+		return usagef("--max-failed-share %g: want a share from 0 to 1", f.maxFailedShare)
 	}
 	if f.out != "-" {
 		if err := atomicfile.Check("--out", f.out, f.Workload, f.ManifestFile); err != nil {
@@ -132,7 +137,7 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 	}
 	// The result is written even when the records could not be; the
 	// records' failure is then the error reported.
-	if werr := writeBenchmark(e, f.out, res); err == nil {
+	if werr := writeBenchmark(e, f.out, res, f.maxFailedShare); err == nil {
 		return werr
 	}
 	return fmt.Errorf("writing %v", err) // the error names the file
@@ -140,7 +145,7 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 
 // writeBenchmark writes the result file, the text summary and the
 // warnings, and turns the outcome into the exit status.
-func writeBenchmark(e *env, out string, res *benchmark.Result) error {
+func writeBenchmark(e *env, out string, res *benchmark.Result, maxFailed float64) error {
 	var outErr error
 	text := e.stdout
 	if out != "" {
@@ -159,7 +164,10 @@ func writeBenchmark(e *env, out string, res *benchmark.Result) error {
 	case res.Incomplete:
 		return errors.New("interrupted: the result is marked incomplete")
 	case res.Summary.RequestsOK == 0:
-		return fmt.Errorf("no request succeeded (%d failed: %s)", res.Summary.RequestsFailed, present.FailureClasses(res.Summary.FailedByClass))
+		return &cli.ExitError{Code: cli.ExitTooManyFailures, Err: fmt.Errorf("no request succeeded (%d failed: %s)", res.Summary.RequestsFailed, present.FailureClasses(res.Summary.FailedByClass))}
+	case res.FailedShare() > maxFailed:
+		return &cli.ExitError{Code: cli.ExitTooManyFailures, Err: fmt.Errorf("%.1f%% of the requests failed, more than --max-failed-share %g allows (last step: %s)",
+			100*res.FailedShare(), maxFailed, present.FailureClasses(res.Summary.FailedByClass))}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/servecmp/servecmp/internal/cli"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -191,7 +192,7 @@ func TestBenchmarkGarbageServer(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"benchmark", "--url", srv.URL, "--workload", benchWorkload(t, 4, 2),
 		"--concurrency", "2", "--out", out, "--metrics-url", "none"}, &stdout, &stderr)
-	if code != 1 || !strings.Contains(stderr.String(), "no request succeeded") {
+	if code != cli.ExitTooManyFailures || !strings.Contains(stderr.String(), "no request succeeded") {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	r := readResult(t, out)
@@ -395,10 +396,16 @@ func TestBenchmarkOutputsCheckedBeforeAnyRequest(t *testing.T) {
 		{"records in a missing directory", []string{"--records", missing}, "--records"},
 		{"out and records the same", []string{"--out", same, "--records", same}, "same file"},
 		{"a bad sweep value", []string{"--sweep-concurrency", "1,2,0"}, "sweep"},
+		{"a huge sweep value late in the list", []string{"--sweep-concurrency", "1,1e300"}, "sweep value 1e+300"},
+		{"a huge rate late in the list", []string{"--sweep-rate", "1,1e300"}, "rate above"},
+		{"out is a directory", []string{"--out", dir}, "--out"},
+		{"a bad failed share", []string{"--max-failed-share", "-1"}, "--max-failed-share"},
+		{"a URL without scheme", []string{"--url", "localhost:8000"}, "http://"},
+		{"a malformed URL", []string{"--url", "http://[::1"}, "not a valid URL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := []string{"benchmark", "--url", srv.URL, "--workload", wl}
-			if !slices.Contains(tc.args, "--sweep-concurrency") {
+			if !slices.Contains(tc.args, "--sweep-concurrency") && !slices.Contains(tc.args, "--sweep-rate") {
 				args = append(args, "--concurrency", "1")
 			}
 			var stdout, stderr bytes.Buffer

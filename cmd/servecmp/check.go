@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/present"
@@ -23,6 +24,7 @@ type checkFlags struct {
 	limit              int
 	quality            check.Quality
 	opt                check.Options
+	apiKeyFile         string
 }
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -45,6 +47,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.IntVar(&o.limit, "limit", 0, "check only the first N requests (0 = all)")
 	f.Int64Var(&o.opt.Seed, "seed", 1234, "sampling seed sent with every request")
 	f.DurationVar(&o.opt.Timeout, "timeout", 120*time.Second, "per-request timeout")
+	f.StringVar(&o.apiKeyFile, "api-key-file", "", "file holding the API key sent to both engines (default: $OPENAI_API_KEY)")
 	f.StringVar(&o.out, "out", "", "write the JSON report here")
 	f.StringVar(&o.format, "format", "text", "stdout format: text or json")
 	f.StringVar(&o.quality.Status, "quality", "not-run", "downstream quality status to record: "+strings.Join(check.QualityStatuses, ", "))
@@ -56,6 +59,11 @@ func newCheckCmd(e *env) *cobra.Command {
 func (o *checkFlags) validate() error {
 	if o.a.URL == "" || o.b.URL == "" || o.wlPath == "" {
 		return usagef("check: need --a URL, --b URL and --workload FILE")
+	}
+	for _, u := range []string{o.a.URL, o.b.URL} {
+		if err := benchmark.ValidateBaseURL(u); err != nil {
+			return usagef("check: %v", err)
+		}
 	}
 	flags := []string{"--engine-a", "--engine-b", "--quality"}
 	for i, err := range []error{o.a.Validate(), o.b.Validate(), o.quality.Validate()} {
@@ -77,6 +85,11 @@ func runCheck(ctx context.Context, e *env, o *checkFlags) error {
 		return err
 	}
 	o.a.Model, o.b.Model = cmp.Or(o.a.Model, o.model), cmp.Or(o.b.Model, o.model)
+	key, err := benchmark.ReadAPIKey(o.apiKeyFile)
+	if err != nil {
+		return err
+	}
+	o.opt.APIKey = key
 	o.opt.Progress = func(done, total int) {
 		if done == total || done%10 == 0 {
 			fmt.Fprintf(e.stderr, "check: %d/%d requests\n", done, total)

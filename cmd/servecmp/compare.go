@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/servecmp/servecmp/compare/plots"
 	"github.com/servecmp/servecmp/compare/xlsx"
 	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/internal/present"
 	"github.com/servecmp/servecmp/internal/table"
 )
@@ -33,7 +36,7 @@ func newCompareCmd(e *env) *cobra.Command {
 		Use:   "compare --a RESULT [--a RESULT...] --b RESULT [--b RESULT...]",
 		Short: "Two-layer A/B verdict: serving metrics first, GPU time by region second",
 		Args:  cobra.NoArgs,
-		RunE:  func(*cobra.Command, []string) error { return runCompare(e, f) },
+		RunE:  func(c *cobra.Command, _ []string) error { return runCompare(c.Context(), e, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.paths.A, "a", nil, "benchmark result of system A (repeat for repeated runs; sweep results feed the sweep table)")
@@ -57,7 +60,7 @@ func newCompareCmd(e *env) *cobra.Command {
 // runCompare checks the flags, loads the files, compares, and writes the
 // report to stdout, the workbook and plots to their files, and the
 // warnings to stderr last.
-func runCompare(e *env, f *compareFlags) error {
+func runCompare(ctx context.Context, e *env, f *compareFlags) error {
 	if len(f.paths.A) == 0 || len(f.paths.B) == 0 {
 		return usagef("compare: need --a and --b (one or more result files each)")
 	}
@@ -68,6 +71,9 @@ func runCompare(e *env, f *compareFlags) error {
 	if f.alpha <= 0 || f.alpha >= 1 {
 		return usagef("compare: --alpha must be in (0, 1), got %g", f.alpha)
 	}
+	if f.resamples < 1 || f.resamples > compare.MaxResamples {
+		return usagef("compare: --resamples must be in [1, %d], got %d", compare.MaxResamples, f.resamples)
+	}
 	p := f.paths
 	if err := atomicfile.Check("--html", f.htmlPath, slices.Concat(p.A, p.B, p.RecordsA, p.RecordsB, p.ProfilesA, p.ProfilesB, []string{p.Check})...); err != nil {
 		return err
@@ -77,7 +83,7 @@ func runCompare(e *env, f *compareFlags) error {
 		return err
 	}
 	in.Intentional, in.Alpha, in.Resamples, in.Seed = f.intent, f.alpha, f.resamples, f.seed
-	rep, err := compare.New(in)
+	rep, err := compare.NewContext(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -99,7 +105,7 @@ func runCompare(e *env, f *compareFlags) error {
 		fmt.Fprintln(e.stderr, "servecmp compare: wrote", f.htmlPath)
 	}
 	if f.plotDir == "" {
-		return nil
+		return notComparable(rep)
 	}
 	files, err := writePlots(f.plotDir, rep)
 	if err != nil {
@@ -111,7 +117,16 @@ func runCompare(e *env, f *compareFlags) error {
 	if len(files) == 0 {
 		warnings = append(warnings, "no plot written to "+f.plotDir+": latency CDFs need --records-a/--records-b, load curves sweep results, region bars --profile-a/--profile-b")
 	}
-	return nil
+	return notComparable(rep)
+}
+
+// notComparable is the exit status of a complete report: exit 3 when it
+// says NOT COMPARABLE, so that a pipeline cannot take its verdicts.
+func notComparable(rep *compare.Report) error {
+	if rep.Comparable {
+		return nil
+	}
+	return &cli.ExitError{Code: cli.ExitNotComparable, Err: fmt.Errorf("NOT COMPARABLE: %s differ(s); declare intended differences with --intentional", strings.Join(rep.NotComparable, ", "))}
 }
 
 func writePlots(dir string, rep *compare.Report) ([]string, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/servecmp/servecmp/internal/cli"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -123,7 +124,7 @@ func TestCompareCLI(t *testing.T) {
 	dir := t.TempDir()
 	a, b, other := writeResult(t, dir, "a.json", "m"), writeResult(t, dir, "b.json", "m"), writeResult(t, dir, "c.json", "other")
 	code, stdout, _ := runCompareCLI(t, "compare", "--a", a, "--b", other)
-	if code != 0 || !strings.Contains(stdout, "NOT COMPARABLE: manifest.model differs") {
+	if code != cli.ExitNotComparable || !strings.Contains(stdout, "NOT COMPARABLE: manifest.model differs") {
 		t.Errorf("model mismatch: exit %d\n%s", code, stdout)
 	}
 	code, stdout, _ = runCompareCLI(t, "compare", "--a", a, "--b", other, "--intentional", "model", "--format", "json")
@@ -190,10 +191,10 @@ func TestCompareGolden(t *testing.T) {
 		code int
 		args []string
 	}{
-		{"text_not_comparable", 0, []string{"--a", "a.json", "--b", "other.json"}},
+		{"text_not_comparable", cli.ExitNotComparable, []string{"--a", "a.json", "--b", "other.json"}},
 		{"json_intentional", 0, []string{"--a", "a.json", "--b", "other.json", "--intentional", "model", "--format", "json"}},
 		{"markdown_warnings", 0, []string{"--a", "a.json", "--b", "failed.json", "--records-a", "a.records.jsonl", "--format", "md"}},
-		{"csv", 0, []string{"--a", "a.json", "--a", "b.json", "--b", "other.json", "--b", "b.json", "--format", "csv"}},
+		{"csv", cli.ExitNotComparable, []string{"--a", "a.json", "--a", "b.json", "--b", "other.json", "--b", "b.json", "--format", "csv"}},
 		{"intentional_unmatched", 0, []string{"--a", "a.json", "--b", "b.json", "--intentional", "nothing"}},
 		{"bad_file", 1, []string{"--a", "a.json", "--b", "broken.json"}},
 		{"missing_file", 1, []string{"--a", "a.json", "--b", "absent.json"}},

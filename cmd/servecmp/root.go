@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/internal/cli"
+	"github.com/servecmp/servecmp/internal/redact"
 )
 
 // version and commit are set at build time with -ldflags "-X main.version=...".
@@ -27,7 +28,7 @@ type env struct {
 // prefix. Commands call it after writing their data to stdout.
 func (e *env) warn(warnings ...string) {
 	for _, w := range warnings {
-		fmt.Fprintf(e.stderr, "servecmp: warning: %s\n", w)
+		fmt.Fprintf(e.stderr, "servecmp: warning: %s\n", redact.Text(w))
 	}
 }
 
@@ -35,7 +36,8 @@ func (e *env) warn(warnings ...string) {
 var usagef = cli.Usagef
 
 // run executes servecmp with args and returns the exit code: 0 ok, 1
-// failure, 2 usage.
+// failure, 2 usage, 3 not comparable, 4 too many failed requests. Every
+// error line is scrubbed of URL credentials.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return cli.Run(ctx, newRootCmd(&env{stdout: stdout, stderr: stderr}), args, stdout, stderr)
 }

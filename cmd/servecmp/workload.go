@@ -111,7 +111,10 @@ func newWorkloadRandomCmd(e *env) *cobra.Command {
 				}
 				return err
 			}
-			reqs, err := workload.Random(spec)
+			reqs, err := workload.RandomContext(c.Context(), spec)
+			if c.Context().Err() != nil {
+				return fmt.Errorf("interrupted: nothing written")
+			}
 			if err != nil {
 				return usagef("%v", err)
 			}

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/servecmp/servecmp/internal/redact"
 	"io"
 	"os"
 	"strings"
@@ -25,6 +26,10 @@ const (
 	ExitOK      = 0
 	ExitFailure = 1
 	ExitUsage   = 2
+	// ExitNotComparable: compare found the runs NOT COMPARABLE.
+	ExitNotComparable = 3
+	// ExitTooManyFailures: more requests failed than the run allows.
+	ExitTooManyFailures = 4
 )
 
 // UsageError marks a bad invocation.
@@ -58,13 +63,26 @@ func Run(ctx context.Context, root *cobra.Command, args []string, stdout, stderr
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "%s: %v\n", root.Name(), OneLine(err))
+	fmt.Fprintf(stderr, "%s: %v\n", root.Name(), redact.Text(OneLine(err)))
 	if isUsage(err) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", root.Name())
 		return ExitUsage
 	}
+	if xe := (*ExitError)(nil); errors.As(err, &xe) {
+		return xe.Code
+	}
 	return ExitFailure
 }
+
+// ExitError is a failure with an exit code of its own (ExitNotComparable,
+// ExitTooManyFailures), for outcomes a pipeline gates on.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
 
 // isUsage reports whether err is a bad invocation: a usage error, or an
 // error cobra returned before any command ran.

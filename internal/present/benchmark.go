@@ -27,7 +27,11 @@ func WriteBenchmarkText(w io.Writer, r *benchmark.Result) error {
 	if r.Sweep != nil {
 		fmt.Fprintf(tw, "\nsweep (%s)\trequests ok/failed\toutput tok/s\treq/s\tTTFT p50 ms\tTPOT p50 ms\n", r.Sweep.Kind)
 		for _, s := range r.Sweep.Steps {
-			fmt.Fprintf(tw, "%g\t%d/%d\t%.1f\t%.2f\t%.1f\t%.2f\n", s.Value, s.Summary.RequestsOK, s.Summary.RequestsFailed,
+			mark := ""
+			if s.Incomplete {
+				mark = " (interrupted: not used for saturation)"
+			}
+			fmt.Fprintf(tw, "%g%s\t%d/%d\t%.1f\t%.2f\t%.1f\t%.2f\n", s.Value, mark, s.Summary.RequestsOK, s.Summary.RequestsFailed,
 				s.Summary.OutputThroughput, s.Summary.RequestThroughput, s.Summary.TTFT.P50, s.Summary.TPOT.P50)
 		}
 		if r.Sweep.SaturationAt != nil {

@@ -48,6 +48,9 @@ func CompareRequests(a, b [][]float64, o RunOptions) ([]RequestComparison, error
 		return nil, errors.New("stats: NaN in per-request values")
 	}
 	diffs, ratios := hierBootstrap(ha, hb, o)
+	if err := ctxErr(o.Context); err != nil {
+		return nil, err
+	}
 	out := make([]RequestComparison, len(o.Stats))
 	for i, s := range o.Stats {
 		c := RequestComparison{Stat: s, A: ha.point(s), B: hb.point(s)}
@@ -120,6 +123,9 @@ func hierBootstrap(ha, hb *hierSide, o RunOptions) (diffs, ratios [][]float64) {
 	va, vb := make([]float64, len(o.Stats)), make([]float64, len(o.Stats))
 	pickA, pickB := make([]int, len(ha.members)), make([]int, len(hb.members))
 	for r := range o.Resamples {
+		if r%cancelEvery == 0 && ctxErr(o.Context) != nil {
+			return diffs, ratios // the caller returns the error
+		}
 		for i := range pickA {
 			pickA[i] = rng.IntN(len(pickA))
 		}

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -79,6 +80,9 @@ type RunOptions struct {
 	// Stats are the statistics CompareRequests compares; default Mean,
 	// 0.5, 0.9, 0.99.
 	Stats []Stat
+	// Context, when non-nil, stops the resampling loops once it is
+	// cancelled; the comparison then returns its error.
+	Context context.Context
 }
 
 func (o RunOptions) withDefaults() RunOptions {

@@ -11,6 +11,7 @@
 package stats
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -210,6 +211,12 @@ func singletons(v []float64) [][]float64 {
 // the pooled values of the resampled clusters. Empty clusters are allowed;
 // each side needs at least one value.
 func BootstrapClusters(x, y [][]float64, stats []Stat, b int, alpha float64, seed uint64) ([]Interval, error) {
+	return BootstrapClustersContext(context.Background(), x, y, stats, b, alpha, seed)
+}
+
+// BootstrapClustersContext is BootstrapClusters that stops resampling
+// and returns ctx's error once ctx is cancelled.
+func BootstrapClustersContext(ctx context.Context, x, y [][]float64, stats []Stat, b int, alpha float64, seed uint64) ([]Interval, error) {
 	px, py := newPool(x), newPool(y)
 	if px == nil || py == nil {
 		return nil, ErrTooFew
@@ -224,6 +231,9 @@ func BootstrapClusters(x, y [][]float64, stats []Stat, b int, alpha float64, see
 	}
 	vx, vy := make([]float64, len(stats)), make([]float64, len(stats))
 	for r := range b {
+		if r%cancelEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		px.resample(stats, vx, rng)
 		py.resample(stats, vy, rng)
 		for i := range stats {

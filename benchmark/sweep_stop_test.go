@@ -1,0 +1,38 @@
+package benchmark
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestInterruptedSweepStepIsMarked: the step an interrupt cuts short is
+// kept in the result, marked incomplete, and never decides saturation.
+func TestInterruptedSweepStepIsMarked(t *testing.T) {
+	s := (&fake{delay: 2 * time.Millisecond}).server(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := Config{URL: s.URL, Engine: "vllm", Model: "m", Workload: testWorkload(40, 4, true),
+		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 1, Drain: DrainCancel}, SweepKind: ModeConcurrency, SweepValues: []float64{1, 2, 4}}
+	cfg.OnRecord = func(r *Record) error {
+		if r.Step == 1 {
+			cancel() // the second step is interrupted after its first request
+		}
+		return nil
+	}
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := res.Sweep
+	if !res.Incomplete || len(sw.Steps) != 2 || sw.Steps[0].Incomplete || !sw.Steps[1].Incomplete {
+		t.Fatalf("incomplete %v, steps %d: %+v", res.Incomplete, len(sw.Steps), sw.Steps)
+	}
+	if sw.SaturationAt != nil || sw.Saturated {
+		t.Fatalf("saturation at %v from a sweep with one complete step", *sw.SaturationAt)
+	}
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "step 1 (concurrency 2) was interrupted") {
+		t.Fatalf("warnings %q", res.Warnings)
+	}
+}
