@@ -25,6 +25,9 @@ func (c *client) resolveAuto(ctx context.Context) {
 	if err != nil {
 		return
 	}
+	if c.opt.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.opt.APIKey)
+	}
 	resp, err := c.opt.Client.Do(req)
 	if err != nil {
 		return
