@@ -213,6 +213,9 @@ type Summary struct {
 	// without continuous usage or token_ids): for them itl_per_token_ms and
 	// tokens_per_chunk assume one token per chunk.
 	ChunkTokenMismatches int `json:"chunk_token_mismatches"`
+	// SLOResult is set when the run was given an SLO (benchmark --slo):
+	// its fields (slo, goodput_rps, slo_attainment, ...) sit inline.
+	*SLOResult
 }
 
 // Sweep is a series of measured runs over offered concurrency or rate.
@@ -226,6 +229,9 @@ type Sweep struct {
 	SaturationAt *float64    `json:"saturation_at"`
 	Saturated    bool        `json:"saturated"`
 	Steps        []SweepStep `json:"steps"`
+	// Capacity is the highest offered load that met the SLO; nil without
+	// an SLO that has a distribution threshold.
+	Capacity *CapacityResult `json:"capacity,omitempty"`
 }
 
 // SweepStep is one sweep value's run.

@@ -64,6 +64,7 @@ func New(in Input) (*Report, error) {
 	r.correctness(in)
 	r.phase(runsA, runsB)
 	r.verdicts(runsA, runsB, in)
+	r.sloCapacity(sweepsA, sweepsB)
 	r.counts(runsA, runsB)
 	r.serverMetrics(runsA, runsB)
 	r.RequestsA, r.RequestsB = in.RecordsA, in.RecordsB

@@ -52,6 +52,7 @@ func (r *Report) verdicts(runsA, runsB []Run, in Input) {
 	runsA, runsB, paired := r.design(runsA, runsB)
 	r.latency(runsA, runsB, in, paired)
 	r.throughput(runsA, runsB, in, paired)
+	r.sloVerdicts(runsA, runsB, in, paired)
 	for _, m := range r.Metrics {
 		if m.Method == "none" {
 			r.Notes = append(r.Notes, "a verdict needs at least two runs per side (the run is the unit of every test): repeat the runs")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -41,7 +42,7 @@ type benchFlags struct {
 	manifest                                 []string
 	manifestFile                             string
 	out, records                             string
-	progress                                 string
+	progress, slo                            string
 }
 
 func newBenchmarkCmd(e *env) *cobra.Command {
@@ -102,6 +103,7 @@ to any output.`,
 	fs.StringVar(&f.manifestFile, "manifest-file", "", "manifest fields as a JSON object or key=value lines")
 	fs.StringVar(&f.out, "out", "", `result JSON file ("-": stdout, and the text summary goes to stderr)`)
 	fs.StringVar(&f.records, "records", "", "per-request records (JSON Lines), streamed as requests end and put in place when the run ends")
+	fs.StringVar(&f.slo, "slo", "", "service-level objective, e.g. ttft_ms:p99<=500,tpot_ms:p99<=50,e2e_ms<=2000: adds goodput, attainment and (sweeps) capacity")
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), on or off")
 	return cmd
 }
@@ -246,6 +248,12 @@ func (f *benchFlags) checkArgs() error {
 // config turns the flags into a run configuration.
 func (f *benchFlags) config(c *cobra.Command) (benchmark.Config, error) {
 	cfg := benchmark.Config{URL: f.url, Engine: f.engine, Model: f.model, SaturationThreshold: f.saturationThreshold}
+	if f.slo != "" {
+		var err error
+		if cfg.SLO, err = benchmark.ParseSLO(f.slo); err != nil {
+			return cfg, usagef("--slo: %v", err)
+		}
+	}
 	if f.manifestFile != "" {
 		kv, err := benchmark.ReadManifestFile(f.manifestFile)
 		if err != nil {
@@ -325,11 +333,14 @@ func writeBenchmark(e *env, out string, res *benchmark.Result) error {
 	var outErr error
 	text := e.stdout
 	if out != "" {
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false) // SLO thresholds keep their "<="
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
 			return err
 		}
-		b = append(b, '\n')
+		b := buf.Bytes()
 		if out == "-" {
 			_, outErr = e.stdout.Write(b)
 			text = e.stderr
