@@ -39,7 +39,6 @@ type Result struct {
 	// included; compare orders the runs of A and B by it (interleaved or
 	// blocked). Absent (zero) in results written before it existed.
 	StartedAt time.Time `json:"started_at,omitzero"`
-
 }
 
 // Manifest records what was measured and how, so that two results can be
