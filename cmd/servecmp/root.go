@@ -148,6 +148,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newServeSimCmd(e),
 		newCheckCmd(e),
 		newCompareCmd(e),
+		newRunCmd(e),
 	)
 	return root
 }
