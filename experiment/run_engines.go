@@ -5,7 +5,9 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
+	"time"
 )
 
 // engines starts the launched engines before the first step that needs
@@ -46,6 +48,9 @@ func (m *engines) before(ctx context.Context, s Step) error {
 		l := m.e.Side(side).Launch
 		if l == nil || m.procs[side] != nil {
 			continue
+		}
+		if probe(ctx, &http.Client{Timeout: time.Second}, l.ReadyURL) == nil {
+			return fmt.Errorf("engine %s: something already answers at %s before the launch (an engine left running?): stop it, or drop launch to measure it as it is", side, l.ReadyURL)
 		}
 		if err := os.MkdirAll(m.logs, 0o755); err != nil {
 			return fmt.Errorf("engine %s: %v", side, err)
