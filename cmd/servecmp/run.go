@@ -22,14 +22,11 @@ func newRunCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run EXPERIMENT.yaml --out DIR",
 		Short: "The whole method from one experiment file: check, sweeps, repeated runs, report",
-		Long: `run executes an experiment file (grammar: README, "One command: servecmp run"):
-the pre-flight check, one sweep per engine, the repeated runs (interleaved
-A1 B1 A2 B2 ... unless runs.order is blocked), then the comparison with its
-SLO, goodput and capacity rows. Engines with launch are started and stopped
-by servecmp. DIR gets report.txt (also on stdout), report.json, review.xlsx,
-plots/, logs/ and one folder per step. Rerunning keeps the steps done with
-unchanged inputs; --force redoes them all. Ctrl-C stops the engines and
-leaves the step under way incomplete.`,
+		Long: `run executes an experiment file (README: "One command: servecmp run"): the check,
+a sweep per engine, the repeated runs (interleaved unless runs.order: blocked) and
+the comparison with SLO goodput and capacity. DIR gets report.txt (also on stdout),
+report.json, review.xlsx, plots/, logs/ and a folder per step; a rerun keeps the
+steps done with unchanged inputs. Ctrl-C stops launched engines.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" {

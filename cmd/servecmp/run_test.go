@@ -350,3 +350,39 @@ func TestRunBadFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestRunCheckStops: engines whose outputs differ fail the pre-flight
+// check, which stops the run before the long runs; with on_mismatch:
+// continue the run goes on and the report carries the failure.
+func TestRunCheckStops(t *testing.T) {
+	pa, pb := freePort(t), freePort(t)
+	body := "workload: {random: {num: 8, input_len: 16, output_len: 8, seed: 1}}\ncheck: {requests: 2%s}\nruns: {count: 1, concurrency: 2}\n"
+	exp := runExp(t, pa, pb, fmt.Sprintf(body, ""))
+	src := strings.Replace(mustRead(t, exp), "--engine sglang", "--engine sglang --seed 9", 1)
+	if err := os.WriteFile(exp, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := servecmpRun(t, exp, out)
+	if got := stepsRun(stderr); code != 1 || !slices.Equal(got, []string{"check"}) || !strings.Contains(stderr, "pre-flight check failed") {
+		t.Fatalf("exit %d, steps %v\n%s", code, got, stderr)
+	}
+	if st := stepStatus(t, out, "check"); st != experiment.StatusComplete {
+		t.Errorf("check step %q, want complete (the check ran)", st)
+	}
+	if alive := enginesAlive(pa, pb); len(alive) > 0 {
+		t.Errorf("engines left running: %v", alive)
+	}
+	code, _, stderr = servecmpRun(t, exp, out)
+	if got := stepsRun(stderr); code != 1 || len(got) != 0 || !strings.Contains(stderr, "pre-flight check failed") {
+		t.Fatalf("rerun after a kept failing check: exit %d, steps %v\n%s", code, got, stderr)
+	}
+	src = strings.Replace(src, "requests: 2}", "requests: 2, on_mismatch: continue}", 1)
+	if err := os.WriteFile(exp, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := servecmpRun(t, exp, out)
+	if code != 0 || !strings.Contains(stdout, "correctness: FAILED") {
+		t.Fatalf("on_mismatch continue: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
