@@ -45,3 +45,27 @@ func SweepCapacity(sw *Sweep) (*CapacityResult, error) {
 	}
 	return &c, nil
 }
+
+// ApplySLO holds a result to slo afresh from its records (matched to the
+// steps by their Step field): every step's summary gets the SLO's outcome
+// (none when slo is empty), the result's summary the last step's, and a
+// sweep its capacity (none when the SLO has no distribution threshold).
+// It lets one measurement be judged against a changed SLO without being
+// measured again.
+func ApplySLO(res *Result, recs []Record, slo SLO) {
+	by := RecordsByStep(recs)
+	if res.Sweep == nil || len(res.Sweep.Steps) == 0 {
+		res.Summary.SLOResult = stepSLO(by[0], res.Summary.DurationS, slo)
+		return
+	}
+	sw := res.Sweep
+	for i := range sw.Steps {
+		st := &sw.Steps[i]
+		st.Summary.SLOResult = stepSLO(by[i], st.Summary.DurationS, slo)
+	}
+	res.Summary.SLOResult = sw.Steps[len(sw.Steps)-1].Summary.SLOResult
+	sw.Capacity = nil
+	if slo.HasDistribution() {
+		sw.Capacity, _ = SweepCapacity(sw) // steps always carry the outcome here
+	}
+}

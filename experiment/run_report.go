@@ -5,6 +5,9 @@ package experiment
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
+
+	"github.com/servecmp/servecmp/benchmark"
 
 	"github.com/servecmp/servecmp/compare"
 )
@@ -60,6 +63,9 @@ func (r *runner) report(_ string) error {
 	if err != nil {
 		return fmt.Errorf("report: %v", err)
 	}
+	if err := r.applySLO(in); err != nil {
+		return fmt.Errorf("report: %v", err)
+	}
 	in.Intentional, in.Alpha, in.SLO = r.e.Intentional, r.e.Alpha, r.e.SLO
 	rep, err := compare.New(in)
 	if err != nil {
@@ -75,6 +81,20 @@ func (r *runner) report(_ string) error {
 		}
 	}
 	r.out.Report = rep
+	return nil
+}
+
+// applySLO holds every result to the experiment's SLO, evaluated afresh
+// from its records: a changed slo redoes only the report step, and the
+// sweeps' capacity must follow it.
+func (r *runner) applySLO(in compare.Input) error {
+	for _, run := range append(slices.Clone(in.A), in.B...) {
+		recs, err := compare.LoadRecords(filepath.Join(filepath.Dir(run.Path), RecordsFile))
+		if err != nil {
+			return err
+		}
+		benchmark.ApplySLO(run.Result, recs.Records, r.e.SLO)
+	}
 	return nil
 }
 

@@ -194,8 +194,11 @@ slo: {ttft_ms: "p99<=500", e2e_ms: "<=2000"}
 	if got := stepsRun(stderr); code != 0 || !slices.Equal(got, []string{"report"}) || strings.Contains(stderr, "starting engine") {
 		t.Errorf("changed SLO: exit %d, steps %v\n%s", code, got, stderr)
 	}
-	if !strings.Contains(stdout, "ttft_ms:p99<=400") {
-		t.Error("the new report does not use the new SLO")
+	if err := json.Unmarshal([]byte(mustRead(t, filepath.Join(out, "report.json"))), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "ttft_ms:p99<=400") || rep.SLO.Objective != "ttft_ms:p99<=400,e2e_ms<=2000" || len(rep.SLO.Capacity) != 2 {
+		t.Errorf("the new report does not hold the sweeps to the new SLO: %+v", rep.SLO)
 	}
 }
 
