@@ -12,9 +12,10 @@ import (
 // TestCapacityOnServeSimSweep sweeps a simulated engine that runs at most
 // 8 sequences: up to concurrency 8 a request starts at once, beyond it
 // half of them wait for a slot (about 20 decode steps of 3 ms), so TTFT
-// p99 crosses 30 ms at concurrency 16. The capacity the run reports must
-// be the step before the first one whose TTFT p99 in the sweep's own table
-// is over the limit.
+// p90 crosses 30 ms at concurrency 16 (p90, not p99, so that one slow
+// request on a busy machine does not decide). The capacity the run reports
+// must be the step before the first one whose TTFT p90 in the sweep's own
+// table is over the limit.
 func TestCapacityOnServeSimSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sweep against serve-sim")
@@ -22,13 +23,13 @@ func TestCapacityOnServeSimSweep(t *testing.T) {
 	sim := servesim.New(servesim.Config{MaxRunning: 8, EOSProb: -1, DecodeBase: 3 * time.Millisecond, PrefillPerToken: 10 * time.Microsecond, Seed: 3})
 	s := httptest.NewServer(sim)
 	defer func() { s.Close(); sim.Close() }()
-	slo, err := ParseSLO("ttft_ms:p99<=30")
+	slo, err := ParseSLO("ttft_ms:p90<=30")
 	if err != nil {
 		t.Fatal(err)
 	}
 	values := []float64{4, 8, 16, 32}
 	res, err := Run(context.Background(), Config{URL: s.URL, Engine: "vllm", Model: "sim-model", Workload: testWorkload(64, 20, true),
-		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 4}, SweepKind: ModeConcurrency, SweepValues: values, SLO: slo})
+		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 4, Warmup: 8}, SweepKind: ModeConcurrency, SweepValues: values, SLO: slo})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,20 +37,20 @@ func TestCapacityOnServeSimSweep(t *testing.T) {
 	if sw == nil || sw.Capacity == nil || len(sw.Steps) != len(values) {
 		t.Fatalf("sweep %+v", sw)
 	}
-	// The sweep's own table: the first step whose TTFT p99 is over 30 ms.
+	// The sweep's own table: the first step whose TTFT p90 is over 30 ms.
 	cross := -1
 	for i, st := range sw.Steps {
-		t.Logf("concurrency %g: ttft p99 %.2f ms, slo pass %v", st.Value, st.Summary.TTFT.P99, st.Summary.SLOResult.Pass)
-		if st.Summary.SLOResult.Pass != (st.Summary.TTFT.P99 <= 30) {
-			t.Errorf("concurrency %g: slo_pass %v but ttft p99 %.2f ms", st.Value, st.Summary.SLOResult.Pass, st.Summary.TTFT.P99)
+		t.Logf("concurrency %g: ttft p90 %.2f ms, slo pass %v", st.Value, st.Summary.TTFT.P90, st.Summary.SLOResult.Pass)
+		if st.Summary.SLOResult.Pass != (st.Summary.TTFT.P90 <= 30) {
+			t.Errorf("concurrency %g: slo_pass %v but ttft p90 %.2f ms", st.Value, st.Summary.SLOResult.Pass, st.Summary.TTFT.P90)
 		}
-		if cross < 0 && st.Summary.TTFT.P99 > 30 {
+		if cross < 0 && st.Summary.TTFT.P90 > 30 {
 			cross = i
 		}
 	}
 	c := sw.Capacity
 	if cross != 2 {
-		t.Fatalf("TTFT p99 crossed 30 ms at step %d, want step 2 (concurrency 16, past --max-running 8)", cross)
+		t.Fatalf("TTFT p90 crossed 30 ms at step %d, want step 2 (concurrency 16, past --max-running 8)", cross)
 	}
 	if c.Status != CapacityReached || *c.Load != values[cross-1] || *c.FailedAt != values[cross] {
 		t.Fatalf("capacity %+v, want reached at %g, failed at %g", c, values[cross-1], values[cross])
