@@ -2,6 +2,7 @@ package present
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/servecmp/servecmp/benchmark"
@@ -44,4 +45,44 @@ func capacityStatus(c benchmark.CapacityResult) string {
 		return "reached; met again above"
 	}
 	return "reached"
+}
+
+// writeSLOResult adds a benchmark summary's SLO lines (tab-separated key
+// and value): the objective, goodput and attainment, and each
+// distribution threshold's value and outcome. Nothing without an SLO.
+func writeSLOResult(w io.Writer, r *benchmark.SLOResult) {
+	if r == nil {
+		return
+	}
+	att := "-"
+	if r.Attainment != nil {
+		att = fmt.Sprintf("%.1f%%", 100**r.Attainment)
+	}
+	fmt.Fprintf(w, "slo\t%s\n", r.SLO)
+	fmt.Fprintf(w, "goodput\t%.3f req/s, %d of %d requests met the SLO (%s)\n", r.GoodputRPS, r.Met, r.Requests, att)
+	for _, t := range r.Thresholds {
+		v, verdict := "-", "FAIL"
+		if t.Value != nil {
+			v = fmt.Sprintf("%.2f ms", *t.Value)
+		}
+		if t.Pass {
+			verdict = "pass"
+		}
+		fmt.Fprintf(w, "  %s\t%s: %s\n", t.Threshold, verdict, v)
+	}
+}
+
+// writeCapacity adds a sweep's capacity line; nothing without one.
+func writeCapacity(w io.Writer, c *benchmark.CapacityResult) {
+	if c == nil {
+		return
+	}
+	line := capacityStatus(*c)
+	if c.Load != nil {
+		line = fmt.Sprintf("%g (%s; %.2f req/s, %.1f output tok/s there)", *c.Load, line, *c.RequestThroughput, *c.OutputThroughput)
+	}
+	if c.FailedAt != nil {
+		line += fmt.Sprintf(", missed at %g", *c.FailedAt)
+	}
+	fmt.Fprintf(w, "capacity\t%s\n", line)
 }

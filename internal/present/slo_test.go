@@ -35,3 +35,25 @@ func TestCapacityTable(t *testing.T) {
 		t.Errorf("headline lacks the SLO:\n%s", h)
 	}
 }
+
+// TestBenchmarkTextSLO: a result run with an SLO shows it, its goodput and
+// each threshold's outcome, and a sweep its capacity.
+func TestBenchmarkTextSLO(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	slo, _ := benchmark.ParseSLO("ttft_ms:p99<=500,e2e_ms<=2000")
+	res := &benchmark.Result{Sweep: &benchmark.Sweep{Kind: benchmark.ModeConcurrency, Steps: []benchmark.SweepStep{{Value: 4}},
+		Capacity: &benchmark.CapacityResult{Status: benchmark.CapacityReached, Load: f(4), RequestThroughput: f(2), OutputThroughput: f(64), FailedAt: f(8)}}}
+	res.Summary.SLOResult = &benchmark.SLOResult{SLO: slo, Requests: 10, Met: 9, GoodputRPS: 4.5, Attainment: f(0.9),
+		Thresholds: []benchmark.ThresholdResult{{Threshold: slo[0], Value: f(612), Pass: false}}}
+	var b strings.Builder
+	if err := WriteBenchmarkText(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(b.String()), " ")
+	for _, w := range []string{"slo ttft_ms:p99<=500,e2e_ms<=2000", "goodput 4.500 req/s, 9 of 10 requests met the SLO (90.0%)",
+		"ttft_ms:p99<=500 FAIL: 612.00 ms", "capacity 4 (reached; 2.00 req/s, 64.0 output tok/s there), missed at 8"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("text lacks %q:\n%s", w, b.String())
+		}
+	}
+}
