@@ -52,7 +52,7 @@ func (r *runner) step(ctx context.Context, s Step) error {
 	case errors.Is(runErr, ErrCheckFailed):
 		// The check ran: its step is complete, and its result stops the run.
 	case runErr != nil:
-		status = StatusFailed
+		status, runErr = StatusFailed, fmt.Errorf("step %s: %w", s.Name, runErr)
 	}
 	if err := r.st.Finish(s, status, runErr); err != nil {
 		return errors.Join(runErr, err)
