@@ -16,7 +16,11 @@ test:
 bench: build
 	$(GO) run ./internal/benchtool
 
+# demo: the whole method from one file (servecmp run), then layer 2 from
+# two bundled profiles (scripts/demo.sh: an experiment file cannot express
+# it yet). A second `make demo` keeps the steps already done.
 demo: build
+	bin/servecmp run testdata/demo/experiment.yaml --out demo-out
 	./scripts/demo.sh
 
 # demo-llamacpp: the same method on a real engine, llama.cpp's server from

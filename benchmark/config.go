@@ -54,6 +54,10 @@ type Config struct {
 	SweepValues         []float64
 	SaturationThreshold float64
 
+	// SLO, when set, is evaluated on every measured step (Summary's SLO
+	// fields) and gives a sweep its capacity (slo_apply.go).
+	SLO SLO
+
 	// Metrics is the server-metrics scraper; a zero value scrapes nothing.
 	Metrics MetricsConfig
 	// Manifest is what the caller knows of the run; Run adds what it

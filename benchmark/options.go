@@ -50,6 +50,8 @@ type Options struct {
 	// Tokenizer is a tokenizer.json or GGUF file that counts prompts and
 	// answers client-side (Config.Tokenizer); "" for none.
 	Tokenizer string
+	// SLO is the service-level objective (ParseSLO's grammar); "" for none.
+	SLO string
 
 	// Set reports whether the option called name was given, as opposed
 	// to left at its default; nil means none was. It decides the load
@@ -109,6 +111,12 @@ func (o *Options) Config() (Config, error) {
 	cfg := Config{URL: o.URL, Engine: o.Engine, Model: o.Model, SaturationThreshold: o.SaturationThreshold}
 	if err := o.check(); err != nil {
 		return cfg, err
+	}
+	if o.SLO != "" {
+		var err error
+		if cfg.SLO, err = ParseSLO(o.SLO); err != nil {
+			return cfg, &OptionError{Option: "slo", Msg: err.Error()}
+		}
 	}
 	if o.ManifestFile != "" {
 		kv, err := ReadManifestFile(o.ManifestFile)

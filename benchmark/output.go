@@ -1,6 +1,7 @@
 package benchmark
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -37,11 +38,15 @@ func RunRecorded(ctx context.Context, cfg Config, records string) (res *Result, 
 // WriteResult writes res as indented JSON to the file path (atomicfile),
 // or to stdout when path is "-". An error writing the file names it.
 func WriteResult(path string, stdout io.Writer, res *Result) error {
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // SLO thresholds keep their "<="
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(res); err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	b := buf.Bytes()
+	var err error
 	if path == "-" {
 		_, err = stdout.Write(b)
 		return err

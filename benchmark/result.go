@@ -244,6 +244,9 @@ type Summary struct {
 	// TokenCheck compares usage with the client's tokenizer counts; only
 	// with Config.Tokenizer (tokencount.go).
 	TokenCheck *TokenCheck `json:"token_check,omitempty"`
+	// SLOResult is set when the run was given an SLO (benchmark --slo):
+	// its fields (slo, goodput_rps, slo_attainment, ...) sit inline.
+	*SLOResult
 }
 
 // Sweep is a series of measured runs over offered concurrency or rate.
@@ -257,6 +260,9 @@ type Sweep struct {
 	SaturationAt *float64    `json:"saturation_at"`
 	Saturated    bool        `json:"saturated"`
 	Steps        []SweepStep `json:"steps"`
+	// Capacity is the highest offered load that met the SLO; nil without
+	// an SLO that has a distribution threshold.
+	Capacity *CapacityResult `json:"capacity,omitempty"`
 }
 
 // SweepStep is one sweep value's run. An Incomplete step was cut short by

@@ -305,6 +305,7 @@ func (r *runner) sweep(ctx context.Context, warm Phase) error {
 	res.Phases.Warmup = warm
 	if cfg.SweepKind != "" {
 		res.Sweep = r.saturation(values, steps)
+		r.capacity(res.Sweep)
 	}
 	return nil
 }
@@ -347,6 +348,7 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 	sl.Requests = len(r.reqs)
 	sum := Summarize(out.recs, out.notSent, !out.interrupted && !out.drainCut)
 	sum.TokenCheck = tokenCheck(cfg.Tokenizer, out.recs)
+	sum.SLOResult = stepSLO(out.recs, sum.DurationS, cfg.SLO)
 	steady, drain := phases(out.recs, out.sendEndS)
 	st := SweepStep{Value: v, Load: sl, Summary: sum, Phases: Phases{Steady: steady, Drain: drain}, Incomplete: out.interrupted}
 	stepWarnings(&stepWarn, &sl, &sum, &out)

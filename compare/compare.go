@@ -62,6 +62,9 @@ type Input struct {
 	Alpha       float64 // significance level; 0 means 0.05
 	Resamples   int     // bootstrap resamples; 0 means 2000
 	Seed        uint64  // bootstrap seed; 0 means 1
+	// SLO, when set, is held to both sides: goodput and attainment rows,
+	// and each sweep's capacity (slo.go). Nil: the SLO the results carry.
+	SLO benchmark.SLO
 }
 
 // Report is the whole comparison.
@@ -95,8 +98,11 @@ type Report struct {
 	RequestsA []Records `json:"-"`
 	RequestsB []Records `json:"-"`
 	GPU       *GPUTime  `json:"gpu_time,omitempty"`
-	Notes     []string  `json:"notes"`
-	Warnings  []string  `json:"warnings"`
+	// SLO is the objective's part (goodput rows are in Metrics); nil
+	// without an SLO.
+	SLO      *SLOReport `json:"slo,omitempty"`
+	Notes    []string   `json:"notes"`
+	Warnings []string   `json:"warnings"`
 }
 
 // Schema names the JSON report format.

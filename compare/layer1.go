@@ -77,6 +77,7 @@ func NewContext(ctx context.Context, in Input) (*Report, error) {
 	if err := r.verdicts(ctx, runsA, runsB, in, r.gateSuccesses(runsA, runsB)); err != nil {
 		return nil, err
 	}
+	r.sloCapacity(sweepsA, sweepsB)
 	r.counts(runsA, runsB)
 	r.serverMetrics(runsA, runsB)
 	r.RequestsA, r.RequestsB = in.RecordsA, in.RecordsB

@@ -57,6 +57,7 @@ func (r *Report) verdicts(ctx context.Context, runsA, runsB []Run, in Input, lat
 		}
 	}
 	r.throughput(runsA, runsB, in, paired)
+	r.sloVerdicts(runsA, runsB, in, paired)
 	for _, m := range r.Metrics {
 		if m.Method == "none" {
 			r.Notes = append(r.Notes, "a verdict needs at least two runs per side (the run is the unit of every test): repeat the runs")

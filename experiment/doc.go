@@ -125,6 +125,27 @@
 // status complete; a step that is not done is redone, and so is every step
 // that builds on one being redone.
 //
+// # Running
+//
+// Run executes a plan into an output directory (servecmp run): it
+// materialises a random workload into workload.jsonl (rewritten only when
+// it changed) or hashes the given file; keeps the steps Store.Todo leaves
+// out, saying so; starts a launched engine before the first step to do
+// that sends it requests and stops it after the last (logs in logs/);
+// runs the check (check/check.json; a failing check stops the run unless
+// on_mismatch is continue, and a kept failing check stops a rerun alike),
+// the sweeps and runs (STEP/result.json and STEP/records.jsonl, with the
+// SLO evaluated on every step) and the report: every result held to the
+// experiment's SLO afresh from its records (benchmark.ApplySLO, so that a
+// changed slo redoes the report alone), compared, and written as
+// report.json (compare's report plus RunInfo: the run order and every
+// step's record) and, through RunOptions.Report, report.txt, the workbook
+// and plots/. Outputs of an earlier report are removed before any step
+// runs when the report is to be redone. Profiles are not captured: Run
+// refuses a file with a profile block. When the context ends, the step
+// under way is marked incomplete, the launched engines are stopped and the
+// error wraps ErrInterrupted.
+//
 // # Units and invariants
 //
 // Offered load is a concurrency (requests in flight, a whole number) or a

@@ -69,6 +69,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newServeSimCmd(e),
 		newCheckCmd(e),
 		newCompareCmd(e),
+		newRunCmd(e),
 	)
 	addHelp(root)
 	return root

@@ -43,6 +43,9 @@ func Comparison(rep *compare.Report) []*table.Table {
 	for _, sc := range rep.Sweeps {
 		ts = append(ts, sweepTable(sc))
 	}
+	if rep.SLO != nil {
+		ts = append(ts, sloTable(rep.SLO))
+	}
 	if rep.GPU != nil {
 		ts = append(ts, gpuTables(rep.GPU)...)
 	}
@@ -53,6 +56,9 @@ func Comparison(rep *compare.Report) []*table.Table {
 func layer1Count(rep *compare.Report) int {
 	n := 4 + len(rep.Sweeps)
 	if len(rep.Server) > 0 {
+		n++
+	}
+	if rep.SLO != nil {
 		n++
 	}
 	return n
@@ -292,6 +298,9 @@ func Headline(rep *compare.Report) []string {
 		intent = []string{"none declared"}
 	}
 	out = append(out, "intentional differences: "+strings.Join(intent, ", "))
+	if rep.SLO != nil {
+		out = append(out, "slo: "+rep.SLO.Objective+" (goodput and capacity rows below)")
+	}
 	return append(out, correctnessLines(rep.Correctness)...)
 }
 

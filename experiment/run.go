@@ -1,0 +1,209 @@
+//go:build unix
+
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/compare"
+)
+
+// RunOptions tunes Run.
+type RunOptions struct {
+	// Stderr receives progress: each step begun, kept or finished.
+	Stderr io.Writer
+	// Self is the servecmp binary a launch command named servecmp runs
+	// (LaunchOptions.Self).
+	Self string
+	// Force redoes every step, done or not.
+	Force bool
+	// Version and Commit are servecmp's, recorded in every manifest.
+	Version, Commit string
+	// Report writes the readings for people (report.txt, the workbook,
+	// plots/) into the output directory; Run itself writes report.json.
+	// Nil writes report.json only. slo is the experiment's.
+	Report func(dir string, rep *compare.Report, slo benchmark.SLO) error
+	// Poll is the launcher's gap between readiness probes (0: its default).
+	Poll time.Duration
+}
+
+// Outcome is what a Run did.
+type Outcome struct {
+	Dir  string
+	Plan []Step
+	// Kept lists the steps done by an earlier run and kept (their keys
+	// unchanged); Ran those this run did, in order.
+	Kept, Ran []string
+	Check     *check.Report   // nil when no check result exists
+	Report    *compare.Report // nil when the run stopped before the report
+}
+
+// Output files of the report step, in the output directory.
+const (
+	ReportJSON   = "report.json"
+	ReportText   = "report.txt"
+	Workbook     = "review.xlsx"
+	PlotsDir     = "plots"
+	LogsDir      = "logs"
+	WorkloadFile = "workload.jsonl"
+	ResultFile   = "result.json"
+	RecordsFile  = "records.jsonl"
+	CheckFile    = "check.json"
+)
+
+// ErrInterrupted is wrapped by the error of a run cut short by its
+// context (Ctrl-C): the step under way is left incomplete.
+var ErrInterrupted = errors.New("interrupted")
+
+// ErrCheckFailed is wrapped by the error of a run stopped by a failing
+// pre-flight check (check.on_mismatch: stop).
+var ErrCheckFailed = errors.New("pre-flight check failed")
+
+// runner is one Run's state.
+type runner struct {
+	e     *Experiment
+	dir   string
+	o     RunOptions
+	st    *Store
+	wl    *workload.Workload
+	wlSHA string
+	eng   *engines
+	out   *Outcome
+}
+
+// Run executes the experiment's plan into dir: it materialises or hashes
+// the workload, keeps the steps an earlier run completed with the same
+// key (saying so on Stderr), launches the engines that have a launch
+// command for as long as their steps need them, runs the other steps in
+// plan order and writes the report. A failing check stops it before the
+// long runs unless check.on_mismatch is continue. When ctx ends, the
+// launched engines are stopped, finished steps are kept, the step under
+// way is marked incomplete and the error wraps ErrInterrupted.
+func Run(ctx context.Context, e *Experiment, dir string, o RunOptions) (*Outcome, error) {
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	if e.Profile != nil {
+		return nil, fmt.Errorf("%s: profile: servecmp run does not capture profiles; capture them with `servecmp profile`, analyse them with `servecmp analyze --save` and give them to `servecmp compare --profile-a/--profile-b`", e.File)
+	}
+	st, err := OpenStore(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--out %s: %v", dir, err)
+	}
+	r := &runner{e: e, dir: dir, o: o, st: st, out: &Outcome{Dir: dir}}
+	if err := r.loadWorkload(); err != nil {
+		return nil, err
+	}
+	r.out.Plan = Plan(e, r.wlSHA)
+	todo := st.Todo(r.out.Plan)
+	if o.Force {
+		todo = r.out.Plan
+	}
+	r.sayKept(todo)
+	if err := r.keptCheck(todo); err != nil {
+		return r.out, err
+	}
+	if slices.ContainsFunc(todo, func(s Step) bool { return s.Kind == KindReport }) {
+		r.removeReport()
+	}
+	r.eng = newEngines(e, filepath.Join(dir, LogsDir), o, todo)
+	defer r.eng.stopAll()
+	for i, s := range todo {
+		fmt.Fprintf(o.Stderr, "servecmp run: step %s (%d of %d to do)\n", s.Name, i+1, len(todo))
+		if err := r.eng.before(ctx, s); err != nil {
+			return r.out, fmt.Errorf("%s: %w", e.File, err)
+		}
+		if err := r.step(ctx, s); err != nil {
+			return r.out, err
+		}
+		r.out.Ran = append(r.out.Ran, s.Name)
+		r.eng.after(i)
+	}
+	if len(todo) == 0 {
+		fmt.Fprintf(o.Stderr, "servecmp run: every step is done and unchanged: nothing to do (the report in %s stands)\n", dir)
+		return r.out, nil
+	}
+	return r.out, nil
+}
+
+// sayKept tells which steps an earlier run completed and this one keeps.
+func (r *runner) sayKept(todo []Step) {
+	for _, s := range r.out.Plan {
+		if !slices.ContainsFunc(todo, func(t Step) bool { return t.Name == s.Name }) {
+			r.out.Kept = append(r.out.Kept, s.Name)
+		}
+	}
+	if len(r.out.Kept) > 0 {
+		fmt.Fprintf(r.o.Stderr, "servecmp run: resuming in %s: kept %d step(s) done earlier with unchanged inputs: %v\n", r.dir, len(r.out.Kept), r.out.Kept)
+	}
+}
+
+// removeReport deletes the outputs of an earlier report, so that a run
+// that stops before its own report leaves none that looks current.
+func (r *runner) removeReport() {
+	for _, name := range []string{ReportJSON, ReportText, Workbook, PlotsDir} {
+		_ = os.RemoveAll(filepath.Join(r.dir, name))
+	}
+}
+
+// loadWorkload hashes the workload file, or materialises the random
+// workload into the output directory (rewritten only when it changed).
+func (r *runner) loadWorkload() error {
+	path := r.e.Workload.File
+	if rnd := r.e.Workload.Random; rnd != nil {
+		path = filepath.Join(r.dir, WorkloadFile)
+		if err := materialise(*rnd, path); err != nil {
+			return fmt.Errorf("%s: workload.random: %v", r.e.File, err)
+		}
+	}
+	sha, err := HashFile(path)
+	if err != nil {
+		return fmt.Errorf("%s: workload: %v", r.e.File, err)
+	}
+	wl, err := workload.Load(path)
+	if err != nil {
+		return fmt.Errorf("%s: workload: %v", r.e.File, err)
+	}
+	r.wl, r.wlSHA = wl, sha
+	return nil
+}
+
+// stepsOf lists the plan's steps of one kind (and side, when not "").
+func stepsOf(plan []Step, kind, side string) []Step {
+	var out []Step
+	for _, s := range plan {
+		if s.Kind == kind && (side == "" || s.Side == side) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// keptCheck applies the verdict of a check kept from an earlier run, so
+// that a failing check stops a resumed run as it stopped the first.
+func (r *runner) keptCheck(todo []Step) error {
+	checks := stepsOf(r.out.Plan, KindCheck, "")
+	if len(checks) == 0 || slices.ContainsFunc(todo, func(s Step) bool { return s.Kind == KindCheck }) {
+		return nil
+	}
+	path := filepath.Join(r.st.Dir(checks[0]), CheckFile)
+	rep, err := compare.LoadCheck(path)
+	if err != nil {
+		return fmt.Errorf("%s: the kept check: %v (rerun with --force)", r.e.File, err)
+	}
+	r.out.Check = rep
+	if !slices.ContainsFunc(todo, func(s Step) bool { return s.Kind == KindSweep || s.Kind == KindRun }) {
+		return nil
+	}
+	return r.checkVerdict(rep)
+}

@@ -1,0 +1,201 @@
+//go:build unix
+
+package experiment
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/internal/atomicfile"
+)
+
+// Settings of the measuring steps that the experiment file leaves to
+// servecmp's defaults (those of benchmark and check).
+const (
+	checkSeed           = 1234
+	requestTimeoutS     = 600
+	saturationThreshold = 0.05
+)
+
+// step runs one step between the store's Begin and Finish.
+func (r *runner) step(ctx context.Context, s Step) error {
+	dir, err := r.st.Begin(s)
+	if err != nil {
+		return fmt.Errorf("step %s: %v", s.Name, err)
+	}
+	var runErr error
+	switch s.Kind {
+	case KindCheck:
+		runErr = r.check(ctx, dir)
+	case KindSweep, KindRun:
+		runErr = r.bench(ctx, s, dir)
+	case KindReport:
+		runErr = r.report(dir)
+	default:
+		runErr = fmt.Errorf("step kind %q is not run by servecmp run", s.Kind)
+	}
+	status := StatusComplete
+	switch {
+	case errors.Is(runErr, ErrInterrupted) || (runErr != nil && ctx.Err() != nil):
+		status, runErr = StatusIncomplete, fmt.Errorf("step %s: %w (the step is marked incomplete; rerun the same command to resume)", s.Name, ErrInterrupted)
+	case errors.Is(runErr, ErrCheckFailed):
+		// The check ran: its step is complete, and its result stops the run.
+	case runErr != nil:
+		status, runErr = StatusFailed, fmt.Errorf("step %s: %w", s.Name, runErr)
+	}
+	if err := r.st.Finish(s, status, runErr); err != nil {
+		return errors.Join(runErr, err)
+	}
+	return runErr
+}
+
+// check runs the pre-flight check on the first check.requests requests
+// and writes check.json; a failing check wraps ErrCheckFailed unless
+// on_mismatch is continue.
+func (r *runner) check(ctx context.Context, dir string) error {
+	wl := *r.wl
+	wl.Requests = wl.Requests[:min(r.e.Check.Requests, len(wl.Requests))]
+	target := func(e Engine) check.Target { return check.Target{URL: e.URL, Model: e.Model, Engine: e.Engine} }
+	rep, err := check.Run(ctx, target(r.e.A), target(r.e.B), &wl, check.Options{Seed: checkSeed})
+	if rep == nil || ctx.Err() != nil {
+		return cmp.Or(err, ctx.Err(), errors.New("check: no report"))
+	}
+	rep.Quality = check.Quality{Status: "not-run"}
+	if werr := writeJSON(filepath.Join(dir, CheckFile), rep); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return fmt.Errorf("check: %v", err)
+	}
+	r.out.Check = rep
+	return r.checkVerdict(rep)
+}
+
+// checkVerdict turns a check report into the run's decision.
+func (r *runner) checkVerdict(rep *check.Report) error {
+	if rep.Summary.Passed {
+		fmt.Fprintf(r.o.Stderr, "servecmp run: check passed: %d of %d requests match (%s)\n", rep.Summary.ExactMatch, rep.Summary.Requests, rep.Summary.Evidence)
+		return nil
+	}
+	msg := fmt.Sprintf("%d of %d requests matched, %d mismatched, %d failed", rep.Summary.ExactMatch, rep.Summary.Requests, rep.Summary.Mismatched, rep.Summary.Failed)
+	if r.e.Check.OnMismatch == OnMismatchContinue {
+		fmt.Fprintf(r.o.Stderr, "servecmp run: warning: check failed (%s); continuing as check.on_mismatch says, the report carries it\n", msg)
+		return nil
+	}
+	return fmt.Errorf("%s: %w (%s; see %s): stopping before the long runs (check: {on_mismatch: continue} goes on)",
+		r.e.File, ErrCheckFailed, msg, filepath.Join(r.dir, KindCheck, CheckFile))
+}
+
+// bench runs a sweep or a measured run against one engine and writes its
+// result and records.
+func (r *runner) bench(ctx context.Context, s Step, dir string) error {
+	cfg, err := r.benchConfig(s)
+	if err != nil {
+		return err
+	}
+	var res *benchmark.Result
+	var runErr error
+	recErr := atomicfile.WriteFunc(filepath.Join(dir, RecordsFile), func(w io.Writer) error {
+		cfg.OnRecord = benchmark.NewRecordWriter(w).Write
+		res, runErr = benchmark.Run(ctx, cfg)
+		return runErr
+	})
+	if runErr != nil {
+		return fmt.Errorf("engine %s: %v", s.Side, runErr)
+	}
+	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
+		return err
+	}
+	switch {
+	case recErr != nil:
+		return fmt.Errorf("writing %v", recErr)
+	case res.Incomplete:
+		return ErrInterrupted
+	case res.Summary.RequestsOK == 0:
+		return fmt.Errorf("engine %s: no request succeeded (%d failed)", s.Side, res.Summary.RequestsFailed)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(r.o.Stderr, "servecmp run: %s: warning: %s\n", s.Name, w)
+	}
+	return nil
+}
+
+// benchConfig is the benchmark configuration of a sweep or run step.
+func (r *runner) benchConfig(s Step) (benchmark.Config, error) {
+	eng := r.e.Side(s.Side)
+	cfg := benchmark.Config{
+		URL: eng.URL, Engine: cmp.Or(eng.Engine, "auto"), Model: eng.Model, Workload: r.wl,
+		SaturationThreshold: saturationThreshold, SLO: r.e.SLO,
+		Metrics:  benchmark.MetricsConfig{URL: strings.TrimRight(eng.URL, "/") + "/metrics"},
+		Manifest: benchmark.ManifestConfig{ServecmpVersion: r.o.Version, ServecmpCommit: r.o.Commit},
+	}
+	cfg.Manifest.ClientHost, _ = os.Hostname()
+	for _, a := range eng.ManifestArgs() {
+		k, v, err := benchmark.ParseManifestArg(a)
+		if err != nil {
+			return cfg, fmt.Errorf("engine %s: %v", s.Side, err)
+		}
+		cfg.Manifest.Fields = append(cfg.Manifest.Fields, benchmark.KV{Key: k, Value: v})
+	}
+	kind, value, warmup, reset := r.e.Runs.Kind, r.e.Runs.Value, r.e.Runs.Warmup, r.e.Runs.ResetPrefixCache
+	if s.Kind == KindSweep {
+		sw := r.e.Sweep
+		kind, value, warmup, reset = sw.Kind, sw.Values[0], sw.Warmup, sw.ResetPrefixCache
+		cfg.SweepKind, cfg.SweepValues = benchmark.Mode(sw.Kind), sw.Values
+	}
+	cfg.Load = benchmark.LoadPolicy{Mode: benchmark.Mode(kind), Warmup: warmup, ResetPrefixCache: reset, RequestTimeoutS: requestTimeoutS}
+	if kind == LoadConcurrency {
+		cfg.Load.Concurrency = int(value)
+	} else {
+		cfg.Load.Rate = value
+	}
+	return cfg, nil
+}
+
+// materialise writes the random workload to path unless the file there
+// already holds exactly it.
+func materialise(rnd Random, path string) error {
+	spec, err := rnd.Spec()
+	if err != nil {
+		return err
+	}
+	reqs, err := workload.Random(spec)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := workload.Write(&buf, reqs); err != nil {
+		return err
+	}
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, buf.Bytes()) {
+		return nil
+	}
+	return atomicfile.Write(path, buf.Bytes())
+}
+
+// writeJSON writes v as indented JSON without HTML escaping (SLO
+// thresholds keep their "<="), atomically.
+func writeJSON(path string, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(path, buf.Bytes()); err != nil {
+		return fmt.Errorf("writing %v", err)
+	}
+	return nil
+}
