@@ -86,7 +86,7 @@ func sloSweep(path string, slo benchmark.SLO, loads []float64, pass []bool) Run 
 	sw := &benchmark.Sweep{Kind: benchmark.ModeConcurrency, Values: loads}
 	for i, l := range loads {
 		r := &benchmark.SLOResult{SLO: slo, Pass: pass[i], GoodputRPS: l}
-		sw.Steps = append(sw.Steps, benchmark.SweepStep{Value: l, Summary: benchmark.Summary{RequestThroughput: 2 * l, SLOResult: r}})
+		sw.Steps = append(sw.Steps, benchmark.SweepStep{Value: l, Summary: benchmark.Summary{RequestThroughput: 2 * l, RequestsOK: 10, SLOResult: r}})
 	}
 	res := &benchmark.Result{Schema: benchmark.Schema, Sweep: sw, Summary: sw.Steps[len(sw.Steps)-1].Summary}
 	return Run{Path: path, Result: res}
