@@ -231,6 +231,15 @@ func (b *book) summary(r *compare.Report) error {
 		return err
 	}
 	n := 2
+	for i, l := range present.Conclusion(r) {
+		k := ""
+		if i == 0 {
+			k = "conclusion"
+		}
+		b.row(s, n, k, l)
+		n++
+	}
+	n++
 	verdict := "comparable"
 	if !r.Comparable {
 		verdict = "NOT COMPARABLE: " + strings.Join(r.NotComparable, ", ") + " differ(s)"

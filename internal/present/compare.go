@@ -342,10 +342,12 @@ const (
 	layer2Heading = "Layer 2: where the GPU time went (diagnostic only)"
 )
 
-// comparisonText is the plain-text reading of a comparison.
+// comparisonText is the plain-text reading of a comparison: the
+// conclusion first, then the two layers.
 func comparisonText(w io.Writer, rep *compare.Report) error {
 	var b strings.Builder
-	b.WriteString("== " + layer1Heading + " ==\n")
+	writeList(&b, "", Conclusion(rep))
+	b.WriteString("\n== " + layer1Heading + " ==\n")
 	for _, l := range Headline(rep) {
 		b.WriteString(l + "\n")
 	}
@@ -370,10 +372,14 @@ func comparisonText(w io.Writer, rep *compare.Report) error {
 	return err
 }
 
-// comparisonMarkdown is the Markdown reading of a comparison.
+// comparisonMarkdown is the Markdown reading of a comparison: the
+// conclusion first (its answer in bold), then the two layers.
 func comparisonMarkdown(w io.Writer, rep *compare.Report) error {
 	var b strings.Builder
-	b.WriteString("## " + layer1Heading + "\n\n")
+	c := Conclusion(rep)
+	b.WriteString("**" + c[0] + "**\n\n")
+	writeList(&b, "- ", c[1:])
+	b.WriteString("\n## " + layer1Heading + "\n\n")
 	writeList(&b, "- ", Headline(rep))
 	ts := Comparison(rep)
 	n1 := layer1Count(rep)

@@ -81,6 +81,10 @@ func (c Column) display(v any) any {
 	return math.Round(f*scale) / scale
 }
 
+// Display is the value Text and Markdown show for v: v rounded to the
+// column's Digits, or a finished string below its Floor.
+func (c Column) Display(v any) any { return c.display(v) }
+
 // Table is a named grid of raw values. Each row has len(Columns) cells.
 type Table struct {
 	Name    string   `json:"name"`  // snake_case identifier, used by CSV and JSON
