@@ -117,8 +117,8 @@ func Validate(reqs []Request) error {
 	return nil
 }
 
-// Load reads a workload file (JSON Lines, one Request per line; blank lines
-// are skipped). It fails on the first malformed or invalid line with an
+// Load reads a workload file (JSON Lines: an optional Header line, then
+// one Request per line; blank lines are skipped). It fails on the first malformed or invalid line with an
 // error of the form "FILE:LINE: what is wrong". The file is opened
 // read-only.
 func Load(path string) (*Workload, error) {
@@ -146,6 +146,12 @@ func Parse(name string, data []byte) (*Workload, error) {
 		lineNo++
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
+			continue
+		}
+		if len(w.Requests) == 0 && len(seen) == 0 && isHeader(line) {
+			if err := checkHeader(line); err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", name, lineNo, err)
+			}
 			continue
 		}
 		var r Request
@@ -181,8 +187,8 @@ func jsonMsg(err error) string {
 	return "invalid JSON: " + s
 }
 
-// Write validates reqs and writes them as JSON Lines: one compact object
-// per line, fields in struct order, HTML characters left unescaped. The
+// Write validates reqs and writes them as JSON Lines: the Header line,
+// then one compact object per request, fields in struct order, HTML characters left unescaped. The
 // output is a pure function of reqs, so equal inputs give equal bytes.
 func Write(w io.Writer, reqs []Request) error {
 	if err := Validate(reqs); err != nil {
@@ -190,6 +196,9 @@ func Write(w io.Writer, reqs []Request) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
+	if err := enc.Encode(Header{Schema: Schema, Requests: len(reqs)}); err != nil {
+		return err
+	}
 	for i := range reqs {
 		if err := enc.Encode(&reqs[i]); err != nil {
 			return err

@@ -23,6 +23,7 @@ type analyzeFlags struct {
 	format              string
 	save                string
 	explain             bool
+	csvDir              string
 }
 
 func newAnalyzeCmd(e *env) *cobra.Command {
@@ -84,7 +85,8 @@ compare.`,
 
 func addOutputFlags(cmd *cobra.Command, f *analyzeFlags) {
 	cmd.Flags().IntVar(&f.top, "top", 10, "show the top `N` unmapped names and shapes per region (0: all)")
-	cmd.Flags().StringVar(&f.format, "format", "text", "output `FORMAT`: text, json or csv")
+	cmd.Flags().StringVar(&f.format, "format", "text", "output `FORMAT`: text, json or csv (one long table: table,row,key,column,unit,value)")
+	cmd.Flags().StringVar(&f.csvDir, "csv-dir", "", csvDirUsage)
 }
 
 // tableEncoders are the --format values written through present tables;
@@ -166,6 +168,11 @@ func output(e *env, f *analyzeFlags, rep *classify.Report) error {
 	}
 	if err != nil {
 		return fmt.Errorf("writing output: %w", err)
+	}
+	if f.csvDir != "" {
+		if err := writeCSVDir(e, f.csvDir, present.Analysis(rep, f.top)); err != nil {
+			return err
+		}
 	}
 	printWarnings(e.stderr, rep.Warnings)
 	return nil

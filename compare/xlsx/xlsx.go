@@ -334,7 +334,7 @@ func latencyRows(r *compare.Report) ([]compare.Metric, []int) {
 	for g, grp := range latencyGroups {
 		for _, kind := range grp.kinds {
 			for i, m := range r.Metrics {
-				if k, _, _ := strings.Cut(m.Name, "."); m.Unit == "ms" && k == kind {
+				if k, _ := compare.SplitMetric(m.Name); m.Unit == "ms" && k == kind {
 					out = append(out, m)
 					counts[g]++
 					used[i] = true

@@ -25,7 +25,7 @@ func WriteBenchmarkText(w io.Writer, r *benchmark.Result) error {
 		fmt.Fprintf(tw, "status\tINCOMPLETE (interrupted)\n")
 	}
 	if r.Sweep != nil {
-		fmt.Fprintf(tw, "\nsweep (%s)\trequests ok/failed\toutput tok/s\treq/s\tTTFT p50 ms\tTPOT p50 ms\n", r.Sweep.Kind)
+		fmt.Fprintf(tw, "\nsweep (%s)\trequests ok/failed\toutput_throughput tok/s\trequest_throughput req/s\tttft_ms_p50\ttpot_ms_p50\n", r.Sweep.Kind)
 		for _, s := range r.Sweep.Steps {
 			fmt.Fprintf(tw, "%g\t%d/%d\t%.1f\t%.2f\t%.1f\t%.2f\n", s.Value, s.Summary.RequestsOK, s.Summary.RequestsFailed,
 				s.Summary.OutputThroughput, s.Summary.RequestThroughput, s.Summary.TTFT.P50, s.Summary.TPOT.P50)

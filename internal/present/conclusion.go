@@ -71,7 +71,11 @@ func groupVerdicts(ms []compare.Metric) verdictGroups {
 // firstLine is the answer in one sentence.
 func firstLine(rep *compare.Report, g verdictGroups) string {
 	if !rep.Comparable {
-		return "NOT COMPARABLE: " + strings.Join(rep.NotComparable, ", ") + " differ(s) without being declared intentional; " +
+		verb := " differs"
+		if len(rep.NotComparable) > 1 {
+			verb = " differ"
+		}
+		return "NOT COMPARABLE: " + strings.Join(rep.NotComparable, ", ") + verb + " without being declared intentional; " +
 			"no claim that one system is faster holds across these differences."
 	}
 	if bad := invalidity(rep.Correctness); bad != "" {
@@ -126,7 +130,7 @@ func representatives(ms []compare.Metric) []compare.Metric {
 	var kinds []string
 	pick := map[string]compare.Metric{}
 	for _, m := range ms {
-		k, stat := splitMetric(m.Name)
+		k, stat := compare.SplitMetric(m.Name)
 		cur, seen := pick[k]
 		if !seen {
 			kinds = append(kinds, k)
@@ -151,7 +155,7 @@ func metricEvidence(alpha float64, m compare.Metric) string {
 	}
 	s += fmt.Sprintf(" (A %s, B %s %s", num4(m.A), num4(m.B), m.Unit)
 	if m.CILow != nil && m.CIHigh != nil {
-		s += fmt.Sprintf("; %s%% CI of B−A %s to %s", confidence(alpha), num4(*m.CILow), num4(*m.CIHigh))
+		s += fmt.Sprintf("; %s%% CI of B−A %s to %s %s", confidence(alpha), num4(*m.CILow), num4(*m.CIHigh), m.Unit)
 	}
 	if m.PValue != nil {
 		s += "; p " + pText(*m.PValue)
@@ -226,25 +230,12 @@ func regionShiftLine(g *compare.GPUTime) string {
 		best.Region, *best.DeltaPct, basis)
 }
 
-// splitMetric splits "ttft_ms_p50" into its kind "ttft_ms" and statistic
-// "p50"; a metric without a statistic is its own kind.
-func splitMetric(name string) (kind, stat string) {
-	i := strings.LastIndexByte(name, '_')
-	if i > 0 {
-		switch s := name[i+1:]; s {
-		case "mean", "p50", "p90", "p95", "p99":
-			return name[:i], s
-		}
-	}
-	return name, ""
-}
-
 // kindList names metrics compactly: "ttft_ms (mean, p50), output_throughput".
 func kindList(ms []compare.Metric) string {
 	var kinds []string
 	stats := map[string][]string{}
 	for _, m := range ms {
-		k, s := splitMetric(m.Name)
+		k, s := compare.SplitMetric(m.Name)
 		if _, seen := stats[k]; !seen {
 			kinds = append(kinds, k)
 		}
