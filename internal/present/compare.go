@@ -71,7 +71,7 @@ func num(name, unit string) table.Column {
 }
 
 func contractTable(rep *compare.Report) *table.Table {
-	t := &table.Table{Name: "contract", Title: "Resource contract and configuration", Columns: []table.Column{textCol("field"), textCol("a"), textCol("b")}}
+	t := &table.Table{Name: "contract", Title: "Resource contract and configuration", Columns: []table.Column{textCol("field"), textCol("a"), textCol("b")}, Key: 1}
 	for _, f := range rep.Contract {
 		t.Add(f.Name, orDash(f.A), orDash(f.B))
 	}
@@ -79,7 +79,7 @@ func contractTable(rep *compare.Report) *table.Table {
 }
 
 func differencesTable(rep *compare.Report) *table.Table {
-	t := &table.Table{Name: "differences", Title: "Differences between A and B", Columns: []table.Column{textCol("field"), textCol("a"), textCol("b"), textCol("status")}}
+	t := &table.Table{Name: "differences", Title: "Differences between A and B", Columns: []table.Column{textCol("field"), textCol("a"), textCol("b"), textCol("status")}, Key: 1}
 	for _, x := range rep.Differences {
 		st := "differs"
 		switch {

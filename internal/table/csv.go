@@ -114,7 +114,7 @@ func (t *Table) keyColumns() int {
 		return min(t.Key, len(t.Columns))
 	}
 	n := 0
-	for n < len(t.Columns) && t.Columns[n].Unit == "" {
+	for n < len(t.Columns)-1 && t.Columns[n].Unit == "" {
 		n++
 	}
 	return min(max(n, 1), len(t.Columns))

@@ -99,7 +99,7 @@ type Table struct {
 	Notes   []string `json:"notes,omitempty"`
 	// Key is how many leading columns identify a row, for the long CSV's
 	// key column; 0 means the leading columns without a unit (at least
-	// one).
+	// one, never all).
 	Key int `json:"-"`
 }
 
