@@ -3,6 +3,7 @@ package benchmark
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -83,4 +84,41 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 func wallAt(start time.Time, sent time.Duration, doneMs float64) (sentAt, doneAt time.Time) {
 	sentAt = start.Add(sent).UTC().Round(0)
 	return sentAt, sentAt.Add(time.Duration(doneMs * 1e6))
+}
+
+// loadPolicyAlias is LoadPolicy without its methods.
+type loadPolicyAlias LoadPolicy
+
+// MarshalJSON writes an infinite rate (--rate inf: every request at
+// once) as the string "inf", which JSON numbers cannot hold.
+func (l LoadPolicy) MarshalJSON() ([]byte, error) {
+	a := loadPolicyAlias(l)
+	if !math.IsInf(l.Rate, 1) {
+		return json.Marshal(a)
+	}
+	a.Rate = 0
+	return json.Marshal(struct {
+		loadPolicyAlias
+		Rate string `json:"rate"`
+	}{a, "inf"})
+}
+
+// UnmarshalJSON reads a rate written as a number or as "inf".
+func (l *LoadPolicy) UnmarshalJSON(b []byte) error {
+	v := struct {
+		*loadPolicyAlias
+		Rate json.RawMessage `json:"rate"`
+	}{loadPolicyAlias: (*loadPolicyAlias)(l)}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	l.Rate = 0
+	switch string(v.Rate) {
+	case "", "null":
+		return nil
+	case `"inf"`:
+		l.Rate = math.Inf(1)
+		return nil
+	}
+	return json.Unmarshal(v.Rate, &l.Rate)
 }
