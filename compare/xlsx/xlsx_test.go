@@ -119,3 +119,26 @@ func TestRegionsNumberFormats(t *testing.T) {
 		t.Errorf("Regions!L1 = %q", h)
 	}
 }
+
+// TestRequestsFailedLatencies: a failed request's TTFT and E2E cells are
+// empty, not 0.
+func TestRequestsFailedLatencies(t *testing.T) {
+	rep := fixture.Report()
+	rep.RequestsA[0].Records[0].OK = false
+	rep.RequestsA[0].Records[0].ErrorClass = "http_500"
+	path := filepath.Join(t.TempDir(), "review.xlsx")
+	if err := WriteFile(path, rep); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, c := range []string{"G2", "H2", "G3"} {
+		v, _ := f.GetCellValue("Requests", c)
+		if (c == "G3") == (v == "") {
+			t.Errorf("Requests!%s = %q", c, v)
+		}
+	}
+}
