@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/workload"
@@ -21,6 +22,9 @@ func WriteBenchmarkText(w io.Writer, r *benchmark.Result) error {
 	fmt.Fprintf(tw, "model\t%s\n", m.Model)
 	fmt.Fprintf(tw, "workload\t%s (%d requests, sha256 %.12s)\n", r.Workload.Path, r.Workload.Count, r.Workload.SHA256)
 	fmt.Fprintf(tw, "load\t%s\n", m.LoadPolicy)
+	if !r.StartedAt.IsZero() && !r.EndedAt.IsZero() {
+		fmt.Fprintf(tw, "ran\t%s .. %s\n", r.StartedAt.UTC().Format(time.RFC3339), r.EndedAt.UTC().Format(time.RFC3339))
+	}
 	if r.Incomplete {
 		fmt.Fprintf(tw, "status\tINCOMPLETE (interrupted)\n")
 	}
