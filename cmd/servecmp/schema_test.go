@@ -133,7 +133,8 @@ func TestOutputsMatchSchemas(t *testing.T) {
 	mustRun(t, "check", "--a", a.URL, "--b", b.URL, "--model", "sim-model", "--workload", p("wl.jsonl"), "--out", p("check.json"))
 	servingExport(t, dir, "serving.sqlite", 100, "0", "")
 	os.WriteFile(p("analysis.json"), []byte(mustRun(t, "analyze", "--format", "json", p("serving.sqlite"))), 0o644)
-	mustRun(t, "analyze", "--save", p("summary.json"), p("serving.sqlite"))
+	mustRun(t, "analyze", "--save", p("summary.json"), "--csv-dir", p("acsv"), p("serving.sqlite"))
+	assertTidyDir(t, p("acsv"))
 	cmp := mustRun(t, "compare", "--a", p("a[12].json"), "--b", p("b*.json"), "--records-a", p("a1.records.jsonl"), "--records-a", p("a2.records.jsonl"),
 		"--records-b", p("b?.records.jsonl"), "--profile-a", p("analysis.json"), "--profile-b", p("summary.json"), "--check", p("check.json"),
 		"--intentional", "resources", "--format", "json", "--csv-dir", p("csv"))
@@ -219,8 +220,10 @@ func assertTidyDir(t *testing.T, dir string) {
 		if err != nil || len(rows) < 1 {
 			t.Errorf("%s: %v", f, err)
 		}
-		if filepath.Base(f) == "metrics.csv" && strings.Join(rows[0][:4], ",") != "metric,unit,a,b" {
-			t.Errorf("metrics.csv header %v", rows[0])
+		for name, head := range map[string]string{"metrics.csv": "metric,unit,a,b", "regions.csv": "rank,region,count,sum_ns"} {
+			if filepath.Base(f) == name && !strings.HasPrefix(strings.Join(rows[0], ","), head) {
+				t.Errorf("%s header %v, want %s…", name, rows[0], head)
+			}
 		}
 	}
 }
