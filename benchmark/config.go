@@ -161,8 +161,8 @@ func (l *LoadPolicy) Validate() error {
 }
 
 func (l *LoadPolicy) validateRate() error {
-	if !(l.Rate > 0) || math.IsInf(l.Rate, 0) {
-		return errors.New("rate must be a positive number of requests/s")
+	if !(l.Rate > 0) {
+		return errors.New("rate must be a positive number of requests/s, or inf (all at once)")
 	}
 	if l.Arrival == "" {
 		l.Arrival = ArrivalPoisson

@@ -102,7 +102,7 @@ func TestResultJSONFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{`"schema":"servecmp.result/1"`, `"manifest"`, `"workload"`, `"load"`, `"phases"`, `"summary"`,
+	for _, k := range []string{`"schema":"servecmp.result/2"`, `"manifest"`, `"workload"`, `"load"`, `"phases"`, `"summary"`,
 		`"server_metrics":null`, `"sweep":null`, `"incomplete":false`, `"warnings"`, `"requests_ok"`, `"failed_by_class"`,
 		`"completion_time_s":null`, `"ttft_ms"`, `"tpot_ms"`, `"itl_ms"`, `"itl_per_token_ms"`, `"e2e_ms"`, `"send_lag_ms"`,
 		`"cap_delayed"`, `"concurrency"`, `"tokens_per_chunk"`, `"length_mismatches"`, `"p99"`} {

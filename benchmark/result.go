@@ -7,7 +7,12 @@ import (
 )
 
 // Schema names the result file format written by servecmp benchmark.
-const Schema = "servecmp.result/1"
+//
+// Version 2: ended_at (the run's wall-clock end) beside started_at, and
+// each sweep step's started_at and ended_at (its t=0 and its last
+// request's end on the wall clock, UTC) beside the step-relative seconds
+// of its phases. Readers accept version 1 (PreviousSchema).
+const Schema = "servecmp.result/2"
 
 // Result is the whole outcome of one benchmark invocation (result.json).
 // Times are seconds and latencies milliseconds unless a field's name says
@@ -39,6 +44,9 @@ type Result struct {
 	// included; compare orders the runs of A and B by it (interleaved or
 	// blocked). Absent (zero) in results written before it existed.
 	StartedAt time.Time `json:"started_at,omitzero"`
+	// EndedAt is the wall-clock instant (UTC) the run ended, drain and
+	// scrape included; absent in results of PreviousSchema.
+	EndedAt time.Time `json:"ended_at,omitzero"`
 }
 
 // Manifest records what was measured and how, so that two results can be
@@ -275,6 +283,10 @@ type SweepStep struct {
 	Phases     Phases     `json:"phases"`
 	Summary    Summary    `json:"summary"`
 	Warnings   []string   `json:"warnings,omitempty"`
+	// StartedAt is the step's t=0 and EndedAt its last request's end, on
+	// the wall clock (UTC).
+	StartedAt time.Time `json:"started_at,omitzero"`
+	EndedAt   time.Time `json:"ended_at,omitzero"`
 }
 
 // Record is one request's raw measurement (one line of records.jsonl).
@@ -289,10 +301,16 @@ type Record struct {
 	ScheduledS float64 `json:"scheduled_s"`
 	SentS      float64 `json:"sent_s"`
 	CapDelayed bool    `json:"cap_delayed,omitempty"`
+	// SentAt and DoneAt are the actual send and the stream's end on the
+	// wall clock (UTC); absent in records written before they existed.
+	SentAt time.Time `json:"sent_at,omitzero"`
+	DoneAt time.Time `json:"done_at,omitzero"`
 	// TTFTMs is the first content chunk's arrival; 0 when none arrived.
 	TTFTMs float64 `json:"ttft_ms"`
 	// E2EMs is the last content chunk's arrival (the time of failure for a
 	// failed request); DoneMs is when the stream ended ([DONE] or close).
+	// Both latencies are written as null for a failed request and for one
+	// without content (Latencies, RecordSchema); DoneMs keeps the time.
 	E2EMs        float64   `json:"e2e_ms"`
 	DoneMs       float64   `json:"done_ms"`
 	ChunkTimesMs []float64 `json:"chunk_times_ms"`

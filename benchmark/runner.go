@@ -351,6 +351,7 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 	sum.SLOResult = stepSLO(out.recs, sum.DurationS, cfg.SLO)
 	steady, drain := phases(out.recs, out.sendEndS)
 	st := SweepStep{Value: v, Load: sl, Summary: sum, Phases: Phases{Steady: steady, Drain: drain}, Incomplete: out.interrupted}
+	st.StartedAt, st.EndedAt = wallAt(out.start, 0, 1000*drain.EndS)
 	stepWarnings(&stepWarn, &sl, &sum, &out)
 	tokenWarnings(&stepWarn, sum.TokenCheck)
 	st.Warnings = stepWarn.all()
@@ -442,6 +443,7 @@ func (r *runner) saturation(values []float64, steps []SweepStep) *Sweep {
 // warnings.
 func (r *runner) finish() {
 	res := r.res
+	res.EndedAt = time.Now().UTC()
 	if res.Incomplete {
 		r.warn.add("the run was interrupted: figures cover only what was measured before the interrupt")
 	}

@@ -23,10 +23,11 @@ const (
 // 1/sqrt(burstiness), so 1 is Poisson, below 1 burstier, above 1
 // smoother). The gaps come from a PCG source seeded with seed, so one seed
 // gives one schedule. Offsets are absolute and never rescaled: a request
-// sent late does not move the ones after it.
+// sent late does not move the ones after it. A rate of +Inf sends every
+// request at 0 (vLLM's --request-rate inf).
 func Schedule(n int, rate float64, arrival string, burstiness float64, seed int64) ([]float64, error) {
-	if !(rate > 0) || math.IsInf(rate, 0) {
-		return nil, fmt.Errorf("rate must be a positive number of requests/s, got %v", rate)
+	if !(rate > 0) {
+		return nil, fmt.Errorf("rate must be a positive number of requests/s or inf, got %v", rate)
 	}
 	out := make([]float64, n)
 	if n == 0 {
@@ -48,6 +49,9 @@ func Schedule(n int, rate float64, arrival string, burstiness float64, seed int6
 		gap = d.Rand
 	default:
 		return nil, fmt.Errorf("unknown arrival process %q (want constant, poisson or gamma)", arrival)
+	}
+	if math.IsInf(rate, 1) {
+		return out, nil // all at once
 	}
 	if arrival == ArrivalConstant {
 		for i := range out {

@@ -67,7 +67,7 @@ func TestScheduleSeed(t *testing.T) {
 		rate  float64
 		arr   string
 		shape float64
-	}{{0, ArrivalPoisson, 0}, {math.Inf(1), ArrivalPoisson, 0}, {1, "uniform", 0}, {1, ArrivalGamma, 0}} {
+	}{{0, ArrivalPoisson, 0}, {math.Inf(-1), ArrivalPoisson, 0}, {math.NaN(), ArrivalPoisson, 0}, {1, "uniform", 0}, {1, ArrivalGamma, 0}} {
 		if _, err := Schedule(3, bad.rate, bad.arr, bad.shape, 1); err == nil {
 			t.Errorf("accepted %+v", bad)
 		}

@@ -113,6 +113,7 @@ func (s *step) exec(i int, sched time.Duration, capDelayed bool, onSend func()) 
 		onSend() // idempotent; covers a request that failed before sending
 	}
 	rec.SentS = seconds(sent)
+	rec.SentAt, rec.DoneAt = wallAt(s.clk.start, sent, rec.DoneMs)
 	if p := s.prog; p != nil {
 		p.Done.Add(1)
 		if rec.OK {

@@ -20,6 +20,7 @@ package check
 import (
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // Evidence names what a sequence comparison rests on, strongest first.
@@ -194,10 +195,24 @@ type Report struct {
 	// Incomplete is true when the check was interrupted: Requests holds
 	// the requests compared before the interrupt, and Passed is false.
 	Incomplete bool `json:"incomplete,omitempty"`
+	// StartedAt and EndedAt bound the check on the wall clock (UTC);
+	// absent in reports of PreviousSchema.
+	StartedAt time.Time `json:"started_at,omitzero"`
+	EndedAt   time.Time `json:"ended_at,omitzero"`
 }
 
 // Schema names the check report format.
-const Schema = "servecmp.check/1"
+//
+// Version 2 adds started_at and ended_at. Readers accept version 1
+// (PreviousSchema).
+const Schema = "servecmp.check/2"
+
+// PreviousSchema is the check report format before Schema.
+const PreviousSchema = "servecmp.check/1"
+
+// KnownSchema reports whether s names a check report format this version
+// reads.
+func KnownSchema(s string) bool { return s == Schema || s == PreviousSchema }
 
 // ContextUnits is how many units of each continuation a divergence shows.
 const ContextUnits = 8

@@ -53,10 +53,11 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 	ca.resolveAuto(ctx)
 	cb.resolveAuto(ctx)
 	rep := &Report{
-		Schema:   Schema,
-		Workload: WorkloadInfo{Path: w.Path, SHA256: w.SHA256, Count: len(w.Requests)},
-		Seed:     opt.Seed,
-		Quality:  Quality{Status: "not-run"},
+		Schema:    Schema,
+		StartedAt: time.Now().UTC(),
+		Workload:  WorkloadInfo{Path: w.Path, SHA256: w.SHA256, Count: len(w.Requests)},
+		Seed:      opt.Seed,
+		Quality:   Quality{Status: "not-run"},
 	}
 	var err error
 	for i := range w.Requests {
@@ -79,6 +80,7 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 	rep.A = Endpoint{URL: redact.URL(a.URL), Model: a.Model, Engine: ca.style, EvidenceSource: evidenceSource(engine.Dialect(ca.style))}
 	rep.B = Endpoint{URL: redact.URL(b.URL), Model: b.Model, Engine: cb.style, EvidenceSource: evidenceSource(engine.Dialect(cb.style))}
 	rep.Summary = Summarize(rep.Requests)
+	rep.EndedAt = time.Now().UTC()
 	if rep.Summary.Requests < len(w.Requests) {
 		rep.Summary.Passed = false
 	}

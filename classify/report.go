@@ -11,6 +11,11 @@ import (
 // SummarySchema identifies a saved summary file (analyze --save).
 const SummarySchema = "servecmp.summary/1"
 
+// AnalysisSchema identifies the analyze --format json document: the
+// report with lists cut to the top N. ReadReport also reads documents
+// written before it was named (no schema).
+const AnalysisSchema = "servecmp.analysis/1"
+
 // RankSummary is everything servecmp reports about one rank: one (process,
 // device) group within its window. All times are ns; shares are fractions
 // 0..1. In a saved summary the lists (UnmappedTop, Shapes) are complete;

@@ -20,10 +20,11 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	return enc.Encode(&c)
 }
 
-// WriteJSON writes r as the analyze --format json document (no schema).
+// WriteJSON writes r as the analyze --format json document (schema
+// AnalysisSchema).
 func (r *Report) WriteJSON(w io.Writer) error {
 	c := *r
-	c.Schema = ""
+	c.Schema = AnalysisSchema
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(&c)
@@ -53,8 +54,11 @@ func readReport(rd io.Reader, strict bool) (*Report, error) {
 		}
 		return nil, fmt.Errorf("not a servecmp summary: %w", err)
 	}
-	if r.Schema != SummarySchema && (strict || r.Schema != "") {
+	if r.Schema != SummarySchema && (strict || r.Schema != "" && r.Schema != AnalysisSchema) {
 		return nil, fmt.Errorf("not a servecmp summary: schema %s, want %s", strconv.Quote(r.Schema), SummarySchema)
+	}
+	if r.Schema == AnalysisSchema {
+		r.Schema = "" // in memory, Schema marks complete counters only
 	}
 	if r.Ranks == nil {
 		return nil, errors.New("not a servecmp summary: no ranks")

@@ -72,17 +72,19 @@ type Report struct {
 	Schema     string `json:"schema"`
 	Comparable bool   `json:"comparable"`
 	// NotComparable names each undeclared difference that limits the claim.
-	NotComparable []string     `json:"not_comparable"`
-	Alpha         float64      `json:"alpha"`
-	RunsA         []string     `json:"runs_a"`
-	RunsB         []string     `json:"runs_b"`
-	Workload      WorkloadInfo `json:"workload"`
-	Contract      []Field      `json:"contract"`
-	Differences   []Difference `json:"differences"`
-	Correctness   Correctness  `json:"correctness"`
-	Phase         string       `json:"phase"`
-	Metrics       []Metric     `json:"metrics"`
-	Counts        []Count      `json:"counts"`
+	NotComparable []string `json:"not_comparable"`
+	Alpha         float64  `json:"alpha"`
+	RunsA         []string `json:"runs_a"`
+	RunsB         []string `json:"runs_b"`
+	// RunTimes are the compared runs' wall-clock start and end times.
+	RunTimes    []RunTime    `json:"run_times"`
+	Workload    WorkloadInfo `json:"workload"`
+	Contract    []Field      `json:"contract"`
+	Differences []Difference `json:"differences"`
+	Correctness Correctness  `json:"correctness"`
+	Phase       string       `json:"phase"`
+	Metrics     []Metric     `json:"metrics"`
+	Counts      []Count      `json:"counts"`
 	// Server holds the scraped server-side metrics (KV-cache use, running
 	// and waiting requests, memory, preemptions) of both sides.
 	Server []ServerMetric `json:"server_metrics"`
@@ -111,7 +113,11 @@ type Report struct {
 // ci_high, n_a and n_b describe the per-run test and the hierarchical
 // bootstrap, ITL rows are statistics of per-request mean gaps), verdict
 // may be NeedsMoreRuns, and mdd_pct, runs_needed, reason and design are new.
-const Schema = "servecmp.compare/2"
+//
+// Version 3: latency metrics are named <kind>_ms_<statistic>
+// ("ttft_ms_p50", was "ttft_ms.p50"), p_value is never 0 (at least
+// PFloor), and run_times gives each run's wall-clock start and end.
+const Schema = "servecmp.compare/3"
 
 // WriteJSON writes the report as indented JSON, the saved format Schema
 // names.

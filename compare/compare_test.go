@@ -91,7 +91,7 @@ func TestVerdictKnownDifference(t *testing.T) {
 	if !rep.Comparable {
 		t.Fatalf("should be comparable: %v", rep.NotComparable)
 	}
-	for _, name := range []string{"ttft_ms.p50", "ttft_ms.mean", "ttft_ms.p90", "e2e_ms.p50"} {
+	for _, name := range []string{"ttft_ms_p50", "ttft_ms_mean", "ttft_ms_p90", "e2e_ms_p50"} {
 		if m := metric(t, rep, name); m.Verdict != "b" || m.Method != "welch-t+hierarchical-bootstrap" || *m.CIHigh >= 0 || m.RunsNeeded != 0 {
 			t.Errorf("%s: verdict %q method %s ci [%v, %v], want b (B lower latency)", name, m.Verdict, m.Method, *m.CILow, *m.CIHigh)
 		}
@@ -108,8 +108,8 @@ func TestVerdictKnownDifference(t *testing.T) {
 	}
 	// The run is the unit: three per side, and consistent runs make a 30%
 	// difference easy to detect.
-	if m := metric(t, rep, "ttft_ms.p50"); m.NA != 3 || m.NB != 3 || m.MDDPct == nil || *m.MDDPct > 10 {
-		t.Errorf("ttft_ms.p50: %d/%d runs, mdd %v%%; want 3/3 runs and mdd under 10%%", m.NA, m.NB, deref(m.MDDPct))
+	if m := metric(t, rep, "ttft_ms_p50"); m.NA != 3 || m.NB != 3 || m.MDDPct == nil || *m.MDDPct > 10 {
+		t.Errorf("ttft_ms_p50: %d/%d runs, mdd %v%%; want 3/3 runs and mdd under 10%%", m.NA, m.NB, deref(m.MDDPct))
 	}
 }
 
@@ -164,7 +164,7 @@ func TestSingleRunThroughputNeedsRepeats(t *testing.T) {
 	if m.Verdict != NeedsMoreRuns || m.RunsNeeded != 2 || m.Method != "none" || !strings.Contains(m.Note, "repeated runs") {
 		t.Errorf("single-run throughput: %+v", m)
 	}
-	if l := metric(t, rep, "ttft_ms.p50"); l.Verdict != NeedsMoreRuns || l.Method != "none" || l.MDDPct != nil {
+	if l := metric(t, rep, "ttft_ms_p50"); l.Verdict != NeedsMoreRuns || l.Method != "none" || l.MDDPct != nil {
 		t.Errorf("single-run latency without records: %+v", l)
 	}
 }

@@ -71,6 +71,7 @@ func NewContext(ctx context.Context, in Input) (*Report, error) {
 			r.Warnings = append(r.Warnings, run.Path+": the run is marked incomplete; its figures cover what completed")
 		}
 	}
+	r.RunTimes = runTimes(runsA, runsB)
 	r.contract(runsA, runsB, in.Intentional)
 	r.correctness(in)
 	r.phase(runsA, runsB)

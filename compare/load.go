@@ -23,15 +23,19 @@ type Paths struct {
 }
 
 // LoadInput reads every file of p into an Input whose statistical
-// settings are left zero. The error names the first file that cannot be
-// read; the warnings say what the files given limit.
+// settings are left zero. Patterns and directories are expanded first
+// (Expand). The error names the first file that cannot be read; the
+// warnings say what the files given limit.
 func LoadInput(p Paths) (Input, []string, error) {
 	var in Input
 	var warnings []string
+	p, err := Expand(p)
+	if err != nil {
+		return in, nil, err
+	}
 	if (len(p.RecordsA) == 0) != (len(p.RecordsB) == 0) {
 		warnings = append(warnings, "records given for one side only; latency rows use per-run values")
 	}
-	var err error
 	if in.A, err = loadAll(p.A, LoadRun); err != nil {
 		return in, nil, err
 	}
@@ -83,8 +87,8 @@ func LoadRun(path string) (Run, error) {
 	if err := json.Unmarshal(data, &res); err != nil {
 		return Run{}, fmt.Errorf("%s: not a benchmark result: %v", path, err)
 	}
-	if res.Schema != benchmark.Schema {
-		return Run{}, fmt.Errorf("%s: schema %q, want %q (a servecmp benchmark --out file)", path, res.Schema, benchmark.Schema)
+	if !benchmark.KnownSchema(res.Schema) {
+		return Run{}, fmt.Errorf("%s: schema %q, want %q or %q (a servecmp benchmark --out file)", path, res.Schema, benchmark.Schema, benchmark.PreviousSchema)
 	}
 	return Run{Path: path, Result: &res}, nil
 }
@@ -127,8 +131,8 @@ func LoadCheck(path string) (*check.Report, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%s: not a check report: %v", path, err)
 	}
-	if r.Schema != check.Schema {
-		return nil, fmt.Errorf("%s: schema %q, want %q (a servecmp check --out file)", path, r.Schema, check.Schema)
+	if !check.KnownSchema(r.Schema) {
+		return nil, fmt.Errorf("%s: schema %q, want %q or %q (a servecmp check --out file)", path, r.Schema, check.Schema, check.PreviousSchema)
 	}
 	return &r, nil
 }

@@ -163,7 +163,7 @@ func (r *Report) latency(ctx context.Context, runsA, runsB []Run, in Input, pair
 		}
 		r.Latency = append(r.Latency, LatencySample{Name: k.name, A: xa, B: xb})
 		for i, c := range cs {
-			m := Metric{Name: k.name + "." + latencyStats[i].name, Unit: "ms", A: c.A, B: c.B, DeltaPct: deltaPct(c.A, c.B),
+			m := Metric{Name: k.name + "_" + latencyStats[i].name, Unit: "ms", A: c.A, B: c.B, DeltaPct: deltaPct(c.A, c.B),
 				CILow: finite(c.Boot.Low), CIHigh: finite(c.Boot.High), Method: c.Method + "+hierarchical-bootstrap"}
 			setVerdict(&m, &c.Evidence, c.Verdict, true)
 			r.Metrics = append(r.Metrics, m)
@@ -247,7 +247,7 @@ func (r *Report) latencyFromSummaries(runsA, runsB []Run, in Input, paired bool)
 				continue
 			}
 			o := runOptions(in, paired, in.Seed+uint64(100+10*ki+si))
-			r.Metrics = append(r.Metrics, runMetric(k.name+"."+ls.name, "ms", va, vb, true, o))
+			r.Metrics = append(r.Metrics, runMetric(k.name+"_"+ls.name, "ms", va, vb, true, o))
 		}
 	}
 }
@@ -304,7 +304,7 @@ func runMetric(name, unit string, va, vb []float64, lowerBetter bool, o stats.Ru
 		m.Note = fmt.Sprintf("%s: no verdict: %v", name, err)
 		return m
 	}
-	m.PValue, m.CILow, m.CIHigh = finite(c.P), finite(c.Low), finite(c.High)
+	m.PValue, m.CILow, m.CIHigh = pValue(c.P), finite(c.Low), finite(c.High)
 	if len(va) >= 2 && len(vb) >= 2 {
 		m.Method = c.Method
 	} else {
@@ -318,7 +318,7 @@ func runMetric(name, unit string, va, vb []float64, lowerBetter bool, o stats.Ru
 // the call, p-value, run counts and spreads, the minimum detectable
 // difference in % of A and the runs needed.
 func setVerdict(m *Metric, ev *stats.Evidence, v stats.Verdict, lowerBetter bool) {
-	m.PValue = finite(ev.P)
+	m.PValue = pValue(ev.P)
 	m.NA, m.NB = len(ev.PerRunA), len(ev.PerRunB)
 	m.SDA, m.SDB = ev.SDA, ev.SDB
 	m.MDDPct = finite(100 * ev.Power.MDDFrac)

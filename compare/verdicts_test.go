@@ -108,9 +108,9 @@ func TestIssue12LatencySpread(t *testing.T) {
 	if n != 25 {
 		t.Errorf("%d latency rows, want 25", n)
 	}
-	m := metric(t, rep, "ttft_ms.p50")
+	m := metric(t, rep, "ttft_ms_p50")
 	if m.Verdict != NeedsMoreRuns || m.RunsNeeded <= 3 || !(*m.CILow < 0 && *m.CIHigh > 0) {
-		t.Errorf("ttft_ms.p50: verdict %q, runs needed %d, ci [%v, %v]; want needs more runs, more than 3, an interval across 0",
+		t.Errorf("ttft_ms_p50: verdict %q, runs needed %d, ci [%v, %v]; want needs more runs, more than 3, an interval across 0",
 			m.Verdict, m.RunsNeeded, deref(m.CILow), deref(m.CIHigh))
 	}
 }
@@ -141,8 +141,8 @@ func TestInterleavedRunsArePaired(t *testing.T) {
 	if rep.Design.Layout != "interleaved" || !rep.Design.Paired || !strings.Contains(rep.Design.Note, "3 pairs") {
 		t.Errorf("design %+v, want interleaved in 3 pairs", rep.Design)
 	}
-	for name, method := range map[string]string{"output_throughput": "paired-t", "ttft_ms.mean": "paired-t+hierarchical-bootstrap",
-		"ttft_ms.p50": "paired-t+hierarchical-bootstrap"} {
+	for name, method := range map[string]string{"output_throughput": "paired-t", "ttft_ms_mean": "paired-t+hierarchical-bootstrap",
+		"ttft_ms_p50": "paired-t+hierarchical-bootstrap"} {
 		if m := metric(t, rep, name); m.Verdict != "b" || m.Method != method {
 			t.Errorf("%s paired: verdict %q method %s (%s), want b by %s", name, m.Verdict, m.Method, m.Reason, method)
 		}
@@ -160,7 +160,7 @@ func TestInterleavedRunsArePaired(t *testing.T) {
 	}) {
 		t.Errorf("design %+v, notes %q: want blocked, with a note that drift is confounded", rep.Design, rep.Notes)
 	}
-	for _, name := range []string{"output_throughput", "ttft_ms.mean", "ttft_ms.p50"} {
+	for _, name := range []string{"output_throughput", "ttft_ms_mean", "ttft_ms_p50"} {
 		if m := metric(t, rep, name); m.Verdict != NeedsMoreRuns || !strings.HasPrefix(m.Method, "welch-t") {
 			t.Errorf("%s blocked: verdict %q method %s, want needs more runs by welch-t", name, m.Verdict, m.Method)
 		}
@@ -197,8 +197,8 @@ func TestDesignNotes(t *testing.T) {
 				t.Errorf("design %+v, notes %q; want %s and a note with %q", rep.Design, rep.Notes, tc.layout, tc.note)
 			}
 			// Latency is paired only when every records file maps onto a run.
-			if m := metric(t, rep, "ttft_ms.mean"); strings.HasPrefix(m.Method, "paired") {
-				t.Errorf("ttft_ms.mean: method %s, want unpaired", m.Method)
+			if m := metric(t, rep, "ttft_ms_mean"); strings.HasPrefix(m.Method, "paired") {
+				t.Errorf("ttft_ms_mean: method %s, want unpaired", m.Method)
 			}
 		})
 	}

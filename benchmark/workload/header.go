@@ -7,14 +7,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
-// Header describes how a workload's prompts were made. It is written as
-// the file's first line, {"header": {...}}, only when there is something
-// to say (a tokenizer was used); a file without it is a plain request list.
+// Schema names the workload file format.
+//
+// Version 1: the first line is a Header; every other line is a Request.
+// Files without the header (written before it existed, or by hand) are
+// read as well. The header is part of the bytes the sha256 covers.
+const Schema = "servecmp.workload/1"
+
+// Header is a workload file's first line: the schema, the number of
+// request lines that follow and, when a tokenizer shaped the prompts, how
+// they were made.
 type Header struct {
+	Schema   string `json:"schema"`
+	Requests int    `json:"requests"`
 	// Tokenizer is the tokenizer file's base name; TokenizerHash the hex
 	// sha256 of its bytes. Input lengths (input_len) were counted with it.
 	Tokenizer     string `json:"tokenizer,omitempty"`
@@ -27,46 +37,68 @@ type Header struct {
 	ChatTemplateHash string `json:"chat_template_hash,omitempty"`
 }
 
-// IsZero reports whether h says nothing (no header line is written).
-func (h *Header) IsZero() bool { return h == nil || *h == Header{} }
-
-// headerLine is the first line's shape.
-type headerLine struct {
-	Header *Header `json:"header"`
+// IsZero reports whether h says nothing beyond the schema and count.
+func (h *Header) IsZero() bool {
+	if h == nil {
+		return true
+	}
+	c := *h
+	c.Schema, c.Requests = "", 0
+	return c == Header{}
 }
 
-// parseHeader reads line as a header line when it is one: an object whose
-// only key is "header". ok is false for any other line.
-func parseHeader(line []byte) (h *Header, ok bool, err error) {
-	if !bytes.HasPrefix(line, []byte(`{"header"`)) {
-		return nil, false, nil
+// isHeader reports whether line is a header: an object with a "schema"
+// key (a request never has one).
+func isHeader(line []byte) bool {
+	var probe struct {
+		Schema *string `json:"schema"`
 	}
-	var hl headerLine
+	return json.Unmarshal(line, &probe) == nil && probe.Schema != nil
+}
+
+// parseHeader decodes and validates a header line: known fields only and
+// a schema this version reads.
+func parseHeader(line []byte) (*Header, error) {
+	var h Header
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&hl); err != nil {
-		return nil, true, fmt.Errorf("header: %v", jsonMsg(err))
+	if err := dec.Decode(&h); err != nil {
+		return nil, fmt.Errorf("header: %s", jsonMsg(err))
 	}
-	if hl.Header == nil {
-		return nil, true, fmt.Errorf("header: empty")
+	if h.Schema != Schema {
+		if strings.HasPrefix(h.Schema, "servecmp.workload/") {
+			return nil, fmt.Errorf("header: schema %q is newer than this servecmp reads (%s)", h.Schema, Schema)
+		}
+		return nil, fmt.Errorf("header: schema %q is not a servecmp workload (%s)", h.Schema, Schema)
 	}
-	return hl.Header, true, nil
+	if h.Requests < 0 {
+		return nil, fmt.Errorf("header: requests %d is negative", h.Requests)
+	}
+	return &h, nil
 }
 
-// WriteWithHeader writes h (when not zero) as the first line, then reqs
-// as Write does.
+// WriteWithHeader writes the header (h's fields, or none beyond the
+// schema and count when h is nil) and then reqs, one line each.
 func WriteWithHeader(w io.Writer, h *Header, reqs []Request) error {
 	if err := Validate(reqs); err != nil {
 		return err
 	}
-	if !h.IsZero() {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(headerLine{Header: h}); err != nil {
+	var hd Header
+	if h != nil {
+		hd = *h
+	}
+	hd.Schema, hd.Requests = Schema, len(reqs)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(&hd); err != nil {
+		return err
+	}
+	for i := range reqs {
+		if err := enc.Encode(&reqs[i]); err != nil {
 			return err
 		}
 	}
-	return Write(w, reqs)
+	return nil
 }
 
 // WriteFileWithHeader writes h and reqs to path atomically and returns the

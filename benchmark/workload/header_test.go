@@ -6,6 +6,44 @@ import (
 	"testing"
 )
 
+// TestHeader: written files open with the schema line; files with and
+// without it read the same requests; a wrong or misplaced header is an
+// error naming the line.
+func TestHeader(t *testing.T) {
+	reqs := []Request{{ID: "a", Prompt: "hi", MaxTokens: 2}, {ID: "b", Prompt: "yo", MaxTokens: 3}}
+	var buf bytes.Buffer
+	if err := Write(&buf, reqs); err != nil {
+		t.Fatal(err)
+	}
+	first, rest, _ := strings.Cut(buf.String(), "\n")
+	if first != `{"schema":"servecmp.workload/1","requests":2}` {
+		t.Errorf("first line %s", first)
+	}
+	tests := []struct {
+		name, data, err string
+	}{
+		{"with header", buf.String(), ""},
+		{"without header", rest, ""},
+		{"blank line first", "\n" + buf.String(), ""},
+		{"other schema", `{"schema":"servecmp.result/2"}` + "\n" + rest, `w.jsonl:1: header: schema "servecmp.result/2" is not a servecmp workload`},
+		{"newer version", `{"schema":"servecmp.workload/9","requests":2}` + "\n" + rest, `w.jsonl:1: header: schema "servecmp.workload/9" is newer`},
+		{"unknown header field", `{"schema":"servecmp.workload/1","x":1}` + "\n" + rest, `w.jsonl:1: header: invalid JSON: unknown field "x"`},
+		{"header after a request", rest + first + "\n", `w.jsonl:3: invalid JSON: unknown field "schema"`},
+	}
+	for _, tc := range tests {
+		w, err := Parse("w.jsonl", []byte(tc.data))
+		if tc.err != "" {
+			if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want prefix %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || len(w.Requests) != 2 || w.Requests[1].ID != "b" {
+			t.Errorf("%s: %v, %+v", tc.name, err, w)
+		}
+	}
+}
+
 func TestHeaderRoundTrip(t *testing.T) {
 	reqs := []Request{{ID: "a", Prompt: "hello", MaxTokens: 4, InputLen: 1}}
 	h := &Header{Tokenizer: "tokenizer.json", TokenizerHash: "ab12", Prompt: KindText}
@@ -13,22 +51,24 @@ func TestHeaderRoundTrip(t *testing.T) {
 	if err := WriteWithHeader(&buf, h, reqs); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(buf.String(), `{"header":{"tokenizer":"tokenizer.json","tokenizer_hash":"ab12","prompt":"text"}}`+"\n") {
+	if !strings.HasPrefix(buf.String(), `{"schema":"servecmp.workload/1","requests":1,"tokenizer":"tokenizer.json","tokenizer_hash":"ab12","prompt":"text"}`+"\n") {
 		t.Fatalf("file %q", buf.String())
 	}
 	w, err := Parse("w.jsonl", buf.Bytes())
-	if err != nil || w.Header == nil || *w.Header != *h || len(w.Requests) != 1 {
+	want := *h
+	want.Schema, want.Requests = Schema, 1
+	if err != nil || w.Header == nil || *w.Header != want || len(w.Requests) != 1 {
 		t.Fatalf("%v %+v", err, w)
 	}
-	// No header: the bytes are exactly Write's.
+	// No header fields: the bytes are exactly Write's.
 	var plain, none bytes.Buffer
 	_ = Write(&plain, reqs)
 	_ = WriteWithHeader(&none, nil, reqs)
 	if !bytes.Equal(plain.Bytes(), none.Bytes()) {
 		t.Fatal("a nil header changed the file")
 	}
-	for _, bad := range []string{`{"header":{"tokenizer_hash":"x","bogus":1}}`, `{"header":null}`} {
-		if _, err := Parse("w.jsonl", []byte(bad+"\n"+`{"id":"a","prompt":"x","max_tokens":1}`)); err == nil || !strings.Contains(err.Error(), "w.jsonl:1: header") {
+	for _, bad := range []string{`{"schema":"servecmp.workload/1","requests":1,"tokenizer_hash":"x","bogus":1}`, `{"schema":"servecmp.workload/1","requests":2}`} {
+		if _, err := Parse("w.jsonl", []byte(bad+"\n"+`{"id":"a","prompt":"x","max_tokens":1}`)); err == nil || !strings.Contains(err.Error(), "w.jsonl") {
 			t.Errorf("%s: %v", bad, err)
 		}
 	}

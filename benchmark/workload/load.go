@@ -152,8 +152,8 @@ func Validate(reqs []Request) error {
 	return nil
 }
 
-// Load reads a workload file (JSON Lines, one Request per line; blank lines
-// are skipped; an optional first line {"header": {...}} is the Header). It fails on the first malformed or invalid line with an
+// Load reads a workload file (JSON Lines: an optional Header line, then
+// one Request per line; blank lines are skipped). It fails on the first malformed or invalid line with an
 // error of the form "FILE:LINE: what is wrong". The file is opened
 // read-only.
 func Load(path string) (*Workload, error) {
@@ -183,15 +183,13 @@ func Parse(name string, data []byte) (*Workload, error) {
 		if len(line) == 0 {
 			continue
 		}
-		if len(w.Requests) == 0 && w.Header == nil {
-			h, isHeader, err := parseHeader(line)
+		if len(w.Requests) == 0 && w.Header == nil && len(seen) == 0 && isHeader(line) {
+			h, err := parseHeader(line)
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: %v", name, lineNo, err)
 			}
-			if isHeader {
-				w.Header = h
-				continue
-			}
+			w.Header = h
+			continue
 		}
 		var r Request
 		dec := json.NewDecoder(bytes.NewReader(line))
@@ -214,6 +212,9 @@ func Parse(name string, data []byte) (*Workload, error) {
 	if len(w.Requests) == 0 {
 		return nil, fmt.Errorf("%s: no requests", name)
 	}
+	if w.Header != nil && w.Header.Requests != len(w.Requests) {
+		return nil, fmt.Errorf("%s: the header says %d requests, the file holds %d (truncated or joined?)", name, w.Header.Requests, len(w.Requests))
+	}
 	if _, err := checkSessions(w.Requests); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
@@ -229,22 +230,10 @@ func jsonMsg(err error) string {
 	return "invalid JSON: " + s
 }
 
-// Write validates reqs and writes them as JSON Lines: one compact object
-// per line, fields in struct order, HTML characters left unescaped. The
+// Write validates reqs and writes them as JSON Lines: the Header line,
+// then one compact object per request, fields in struct order, HTML characters left unescaped. The
 // output is a pure function of reqs, so equal inputs give equal bytes.
-func Write(w io.Writer, reqs []Request) error {
-	if err := Validate(reqs); err != nil {
-		return err
-	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for i := range reqs {
-		if err := enc.Encode(&reqs[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func Write(w io.Writer, reqs []Request) error { return WriteWithHeader(w, nil, reqs) }
 
 // WriteFile writes reqs to path atomically (internal/atomicfile) and
 // returns the sha256 of the bytes written.

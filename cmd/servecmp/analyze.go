@@ -25,6 +25,7 @@ type analyzeFlags struct {
 	enc                 table.Encoder // the encoder of format, set by checkOutput
 	save                string
 	explain             bool
+	csvDir              string
 }
 
 func newAnalyzeCmd(e *env) *cobra.Command {
@@ -56,6 +57,7 @@ func newAnalyzeCmd(e *env) *cobra.Command {
 func addOutputFlags(cmd *cobra.Command, f *analyzeFlags) {
 	cmd.Flags().IntVar(&f.top, "top", 10, "show the top `N` unmapped names and shapes per region (0: all)")
 	cmd.Flags().StringVar(&f.format, "format", "text", "output `FORMAT`: "+strings.Join(table.Formats(), ", "))
+	cmd.Flags().StringVar(&f.csvDir, "csv-dir", "", csvDirUsage)
 }
 
 // checkOutput checks --format, through the encoder registry, and --top.
@@ -130,6 +132,11 @@ func output(e *env, f *analyzeFlags, rep *classify.Report) error {
 	}
 	if err != nil {
 		return fmt.Errorf("writing output: %w", err)
+	}
+	if f.csvDir != "" {
+		if err := writeCSVDir(e, f.csvDir, present.Analysis(rep, f.top)); err != nil {
+			return err
+		}
 	}
 	e.warn(rep.Warnings...)
 	return nil

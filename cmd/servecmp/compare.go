@@ -25,6 +25,7 @@ type compareFlags struct {
 	intent                    []string
 	format, xlsxPath, plotDir string
 	htmlPath                  string
+	csvDir                    string
 	alpha                     float64
 	resamples                 int
 	seed                      uint64
@@ -39,8 +40,8 @@ func newCompareCmd(e *env) *cobra.Command {
 		RunE:  func(c *cobra.Command, _ []string) error { return runCompare(c.Context(), e, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.paths.A, "a", nil, "benchmark result of system A (repeat for repeated runs; sweep results feed the sweep table)")
-	fl.StringArrayVar(&f.paths.B, "b", nil, "benchmark result of system B (repeatable)")
+	fl.StringArrayVar(&f.paths.A, "a", nil, "benchmark results of system A: a file, a quoted glob ('a-run*.json') or a directory; repeatable (sweep results feed the sweep table)")
+	fl.StringArrayVar(&f.paths.B, "b", nil, "benchmark results of system B: a file, a quoted glob or a directory; repeatable")
 	fl.StringArrayVar(&f.paths.RecordsA, "records-a", nil, "per-request records of A (benchmark --records; repeatable)")
 	fl.StringArrayVar(&f.paths.RecordsB, "records-b", nil, "per-request records of B (repeatable)")
 	fl.StringArrayVar(&f.paths.ProfilesA, "profile-a", nil, "profile analysis of A (analyze --save or --format json; repeatable)")
@@ -50,7 +51,8 @@ func newCompareCmd(e *env) *cobra.Command {
 	fl.Float64Var(&f.alpha, "alpha", 0.05, "significance level of the tests")
 	fl.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples for latency intervals")
 	fl.Uint64Var(&f.seed, "seed", 1, "bootstrap seed")
-	fl.StringVar(&f.format, "format", "text", "output format: text, markdown, json or csv")
+	fl.StringVar(&f.format, "format", "text", "output format: text, markdown, json or csv (one long table: table,row,key,column,unit,value)")
+	fl.StringVar(&f.csvDir, "csv-dir", "", csvDirUsage)
 	fl.StringVar(&f.xlsxPath, "xlsx", "", "also write a review workbook to this .xlsx file")
 	fl.StringVar(&f.plotDir, "plots", "", "also write PNG and SVG plots into this directory")
 	fl.StringVar(&f.htmlPath, "html", "", "also write the report as one self-contained HTML page (plots inline) to this file")
@@ -92,6 +94,11 @@ func runCompare(ctx context.Context, e *env, f *compareFlags) error {
 	}
 	warnings = append(warnings, rep.Warnings...)
 	defer func() { e.warn(warnings...) }()
+	if f.csvDir != "" {
+		if err := writeCSVDir(e, f.csvDir, present.Comparison(rep)); err != nil {
+			return err
+		}
+	}
 	if f.xlsxPath != "" {
 		if err := xlsx.WriteFile(f.xlsxPath, rep); err != nil {
 			return fmt.Errorf("--xlsx %s: %w", f.xlsxPath, err)

@@ -42,6 +42,8 @@ func TestProfileCommand(t *testing.T) {
 	if res.Schema != benchmark.Schema || res.Profile.WindowWork.OutputTokens == 0 || len(res.Profile.Files) != 1 {
 		t.Errorf("result: schema %q, profile %+v", res.Schema, res.Profile)
 	}
+	schemas := compileSchemas(t) // the profile block is part of result.json
+	validateFile(t, schemas, "result", out)
 	if r := readResult(t, out); r.Summary.RequestsOK == 0 {
 		t.Error("a benchmark reader does not read the profile result")
 	}

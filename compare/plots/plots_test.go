@@ -25,7 +25,7 @@ func TestPlotsValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"cdf_ttft_ms.png", "cdf_e2e_ms.svg", "cdf_itl_ms.png", "sweep_output_throughput.png", "sweep_ttft_p50.svg",
+	want := []string{"cdf_ttft_ms.png", "cdf_e2e_ms.svg", "cdf_itl_ms.png", "sweep_output_throughput.png", "sweep_ttft_ms_p50.svg",
 		"throughput_latency.png", "throughput_latency.svg", "regions_per_rank.png", "regions_per_rank.svg"}
 	for _, w := range want {
 		if !slices.Contains(files, filepath.Join(dir, w)) {
@@ -281,7 +281,7 @@ func TestSweepLogAxis(t *testing.T) {
 	if isLog(p.Y) || p.Y.Min != 0 {
 		t.Errorf("throughput axis log=%v from %g, want linear from 0", isLog(p.Y), p.Y.Min)
 	}
-	if f := figs["sweep_ttft_p50"]; f.Panels[0][0].Y.Min != 0 {
+	if f := figs["sweep_ttft_ms_p50"]; f.Panels[0][0].Y.Min != 0 {
 		t.Errorf("flat TTFT axis from %g", f.Panels[0][0].Y.Min)
 	}
 }

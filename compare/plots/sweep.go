@@ -63,9 +63,9 @@ var sweepFigures = []struct {
 }{
 	{"sweep_output_throughput", "output throughput (tokens/s)", func(p compare.SweepPoint) float64 { return p.OutputThroughput }},
 	{"sweep_request_throughput", "request throughput (requests/s)", func(p compare.SweepPoint) float64 { return p.RequestThroughput }},
-	{"sweep_ttft_p50", "TTFT p50 (ms)", func(p compare.SweepPoint) float64 { return p.TTFTP50 }},
-	{"sweep_tpot_p50", "TPOT p50 (ms)", func(p compare.SweepPoint) float64 { return p.TPOTP50 }},
-	{"sweep_e2e_p99", "E2E latency p99 (ms)", func(p compare.SweepPoint) float64 { return p.E2EP99 }},
+	{"sweep_ttft_ms_p50", "TTFT p50 (ms)", func(p compare.SweepPoint) float64 { return p.TTFTP50 }},
+	{"sweep_tpot_ms_p50", "TPOT p50 (ms)", func(p compare.SweepPoint) float64 { return p.TPOTP50 }},
+	{"sweep_e2e_ms_p99", "E2E latency p99 (ms)", func(p compare.SweepPoint) float64 { return p.E2EP99 }},
 }
 
 func sweeps(curves []compare.SweepCurve) ([]Figure, error) {

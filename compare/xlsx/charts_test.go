@@ -189,7 +189,7 @@ func TestLatencyChartsByScale(t *testing.T) {
 			sheet, cats := cells(t, s.Cat)
 			for _, cl := range cats {
 				v, _ := f.GetCellValue(sheet, cl)
-				k, _, _ := strings.Cut(v, ".")
+				k, _ := compare.SplitMetric(v)
 				if !slices.Contains(kinds, k) {
 					t.Errorf("%s: category %s = %q, want one of %v", title, cl, v, kinds)
 				}

@@ -23,8 +23,8 @@ const (
 
 func (b *book) sweep(r *compare.Report) error {
 	const s = "Sweep"
-	if err := b.header(s, "side", "file", "kind", "offered", "request throughput (req/s)", "output throughput (tok/s)",
-		"TTFT p50 (ms)", "TTFT p99 (ms)", "TPOT p50 (ms)", "E2E p50 (ms)", "E2E p99 (ms)", "saturation at", "curve"); err != nil {
+	if err := b.header(s, "side", "file", "kind", "offered", "request_throughput (req/s)", "output_throughput (tok/s)",
+		"ttft_ms_p50", "ttft_ms_p99", "tpot_ms_p50", "e2e_ms_p50", "e2e_ms_p99", "saturation at", "curve"); err != nil {
 		return err
 	}
 	n := 2

@@ -231,6 +231,15 @@ func (b *book) summary(r *compare.Report) error {
 		return err
 	}
 	n := 2
+	for i, l := range present.Conclusion(r) {
+		k := ""
+		if i == 0 {
+			k = "conclusion"
+		}
+		b.row(s, n, k, l)
+		n++
+	}
+	n++
 	verdict := "comparable"
 	if !r.Comparable {
 		verdict = "NOT COMPARABLE: " + strings.Join(r.NotComparable, ", ") + " differ(s)"
@@ -325,7 +334,7 @@ func latencyRows(r *compare.Report) ([]compare.Metric, []int) {
 	for g, grp := range latencyGroups {
 		for _, kind := range grp.kinds {
 			for i, m := range r.Metrics {
-				if k, _, _ := strings.Cut(m.Name, "."); m.Unit == "ms" && k == kind {
+				if k, _ := compare.SplitMetric(m.Name); m.Unit == "ms" && k == kind {
 					out = append(out, m)
 					counts[g]++
 					used[i] = true
@@ -588,7 +597,7 @@ func (b *book) contract(r *compare.Report) error {
 
 func (b *book) requests(r *compare.Report) error {
 	const s = "Requests"
-	if err := b.header(s, "side", "file", "id", "step", "ok", "error class", "TTFT (ms)", "E2E (ms)", "prompt tokens", "completion tokens", "finish reason"); err != nil {
+	if err := b.header(s, "side", "file", "id", "step", "ok", "error class", "ttft_ms", "e2e_ms", "prompt tokens", "completion tokens", "finish reason"); err != nil {
 		return err
 	}
 	n := 2
@@ -598,7 +607,8 @@ func (b *book) requests(r *compare.Report) error {
 	}{{"A", r.RequestsA}, {"B", r.RequestsB}} {
 		for _, f := range sd.files {
 			for _, rec := range f.Records {
-				b.row(s, n, sd.name, f.Path, rec.ID, rec.Step, rec.OK, rec.ErrorClass, rec.TTFTMs, rec.E2EMs, rec.PromptTokens, rec.CompletionTokens, rec.FinishReason)
+				ttft, e2e := rec.Latencies() // empty cells, not 0, for a failed request
+				b.row(s, n, sd.name, f.Path, rec.ID, rec.Step, rec.OK, rec.ErrorClass, ttft, e2e, rec.PromptTokens, rec.CompletionTokens, rec.FinishReason)
 				n++
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/servecmp/servecmp/compare/internal/fixture"
+	"github.com/servecmp/servecmp/internal/present"
 )
 
 func TestWorkbookReadBack(t *testing.T) {
@@ -26,10 +27,13 @@ func TestWorkbookReadBack(t *testing.T) {
 	if got := f.GetSheetList(); !slices.Equal(got, Sheets) {
 		t.Fatalf("sheets %v, want %v", got, Sheets)
 	}
-	if v, _ := f.GetCellValue("Summary", "B2"); v != "comparable" {
-		t.Errorf("Summary!B2 = %q, want comparable", v)
+	if k, _ := f.GetCellValue("Summary", "A2"); k != "conclusion" {
+		t.Errorf("Summary!A2 = %q, want conclusion (the answer first)", k)
 	}
-	if v, _ := f.GetCellValue("Latency", "A2"); v != "ttft_ms.mean" {
+	if v, _ := f.GetCellValue("Summary", "B2"); v != present.Conclusion(rep)[0] {
+		t.Errorf("Summary!B2 = %q, want the conclusion's first line", v)
+	}
+	if v, _ := f.GetCellValue("Latency", "A2"); v != "ttft_ms_mean" {
 		t.Errorf("Latency!A2 = %q", v)
 	}
 	// Raw numbers, not text: the A value of ttft mean is the metric's value.
@@ -113,5 +117,28 @@ func TestRegionsNumberFormats(t *testing.T) {
 	}
 	if h, _ := f.GetCellValue("Regions", "L1"); h != "coverage" {
 		t.Errorf("Regions!L1 = %q", h)
+	}
+}
+
+// TestRequestsFailedLatencies: a failed request's TTFT and E2E cells are
+// empty, not 0.
+func TestRequestsFailedLatencies(t *testing.T) {
+	rep := fixture.Report()
+	rep.RequestsA[0].Records[0].OK = false
+	rep.RequestsA[0].Records[0].ErrorClass = "http_500"
+	path := filepath.Join(t.TempDir(), "review.xlsx")
+	if err := WriteFile(path, rep); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, c := range []string{"G2", "H2", "G3"} {
+		v, _ := f.GetCellValue("Requests", c)
+		if (c == "G3") == (v == "") {
+			t.Errorf("Requests!%s = %q", c, v)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/workload"
@@ -21,11 +22,14 @@ func WriteBenchmarkText(w io.Writer, r *benchmark.Result) error {
 	fmt.Fprintf(tw, "model\t%s\n", m.Model)
 	fmt.Fprintf(tw, "workload\t%s (%d requests, sha256 %.12s)\n", r.Workload.Path, r.Workload.Count, r.Workload.SHA256)
 	fmt.Fprintf(tw, "load\t%s\n", m.LoadPolicy)
+	if !r.StartedAt.IsZero() && !r.EndedAt.IsZero() {
+		fmt.Fprintf(tw, "ran\t%s .. %s\n", r.StartedAt.UTC().Format(time.RFC3339), r.EndedAt.UTC().Format(time.RFC3339))
+	}
 	if r.Incomplete {
 		fmt.Fprintf(tw, "status\tINCOMPLETE (interrupted)\n")
 	}
 	if r.Sweep != nil {
-		fmt.Fprintf(tw, "\nsweep (%s)\trequests ok/failed\toutput tok/s\treq/s\tTTFT p50 ms\tTPOT p50 ms\n", r.Sweep.Kind)
+		fmt.Fprintf(tw, "\nsweep (%s)\trequests ok/failed\toutput_throughput tok/s\trequest_throughput req/s\tttft_ms_p50\ttpot_ms_p50\n", r.Sweep.Kind)
 		for _, s := range r.Sweep.Steps {
 			mark := ""
 			if s.Incomplete {

@@ -64,6 +64,12 @@ func layer1Count(rep *compare.Report) int {
 	return n
 }
 
+// rowUnit marks a column whose unit is the row's (table.Column.RowUnit).
+func rowUnit(c table.Column) table.Column {
+	c.RowUnit = true
+	return c
+}
+
 // textCol is a text column; num a float column shown with 4 significant digits.
 func textCol(name string) table.Column { return table.Column{Name: name} }
 func num(name, unit string) table.Column {
@@ -71,7 +77,7 @@ func num(name, unit string) table.Column {
 }
 
 func contractTable(rep *compare.Report) *table.Table {
-	t := &table.Table{Name: "contract", Title: "Resource contract and configuration", Columns: []table.Column{textCol("field"), textCol("a"), textCol("b")}}
+	t := &table.Table{Name: "contract", Title: "Resource contract and configuration", Columns: []table.Column{textCol("field"), textCol("a"), textCol("b")}, Key: 1}
 	for _, f := range rep.Contract {
 		t.Add(f.Name, orDash(f.A), orDash(f.B))
 	}
@@ -79,7 +85,7 @@ func contractTable(rep *compare.Report) *table.Table {
 }
 
 func differencesTable(rep *compare.Report) *table.Table {
-	t := &table.Table{Name: "differences", Title: "Differences between A and B", Columns: []table.Column{textCol("field"), textCol("a"), textCol("b"), textCol("status")}}
+	t := &table.Table{Name: "differences", Title: "Differences between A and B", Columns: []table.Column{textCol("field"), textCol("a"), textCol("b"), textCol("status")}, Key: 1}
 	for _, x := range rep.Differences {
 		st := "differs"
 		switch {
@@ -97,14 +103,14 @@ func differencesTable(rep *compare.Report) *table.Table {
 }
 
 func metricsTable(rep *compare.Report) *table.Table {
-	p := num("p", table.Count)
+	p := num("p_value", table.Count)
 	p.Floor = 1e-4
 	t := &table.Table{Name: "metrics", Title: "Serving metrics (delta = (B-A)/A; verdict a/b = that side is better, ~ = not distinguishable, " +
 		"needs more runs = too few runs for their spread; mdd = smallest detectable difference, % of A; n_a/n_b = runs)",
-		Columns: []table.Column{textCol("metric"), textCol("unit"), num("a", table.Count), num("b", table.Count), num("delta", "%"),
-			textCol("verdict"), p, num("ci_low", table.Count), num("ci_high", table.Count),
+		Columns: []table.Column{textCol("metric"), textCol("unit"), rowUnit(num("a", table.Count)), rowUnit(num("b", table.Count)), num("delta", "%"),
+			textCol("verdict"), p, rowUnit(num("ci_low", table.Count)), rowUnit(num("ci_high", table.Count)),
 			textCol("method"), {Name: "n_a", Unit: table.Count}, {Name: "n_b", Unit: table.Count},
-			num("mdd", "%"), {Name: "runs_needed", Unit: table.Count}}}
+			num("mdd", "%"), {Name: "runs_needed", Unit: table.Count}}, Key: 1}
 	for _, x := range rep.Metrics {
 		var need any
 		if x.RunsNeeded > 0 {
@@ -129,8 +135,8 @@ func countsTable(rep *compare.Report) *table.Table {
 
 func serverTable(rep *compare.Report) *table.Table {
 	t := &table.Table{Name: "server_metrics", Title: "Server-side metrics (scraped; gauges: in-window peak over runs and mean level; counters: largest and mean increase per run)",
-		Columns: []table.Column{textCol("metric"), textCol("unit"), textCol("kind"), num("peak_a", table.Count), num("peak_b", table.Count),
-			num("mean_a", table.Count), num("mean_b", table.Count)}}
+		Columns: []table.Column{textCol("metric"), textCol("unit"), textCol("kind"), rowUnit(num("peak_a", table.Count)), rowUnit(num("peak_b", table.Count)),
+			rowUnit(num("mean_a", table.Count)), rowUnit(num("mean_b", table.Count))}, Key: 1}
 	for _, m := range rep.Server {
 		t.Add(m.Name, m.Unit, m.Kind, orNil(m.PeakA), orNil(m.PeakB), orNil(m.MeanA), orNil(m.MeanB))
 	}
@@ -140,7 +146,7 @@ func serverTable(rep *compare.Report) *table.Table {
 func sweepTable(sc compare.SweepCurve) *table.Table {
 	t := &table.Table{Name: "sweep_" + sc.Side, Title: fmt.Sprintf("Sweep %s (%s, %s)", strings.ToUpper(sc.Side), sc.Kind, sc.Path),
 		Columns: []table.Column{num("offered", table.Count), num("request_throughput", "req/s"), num("output_throughput", "tok/s"),
-			num("ttft_p50", "ms"), num("ttft_p99", "ms"), num("tpot_p50", "ms"), num("e2e_p50", "ms"), num("e2e_p99", "ms")}}
+			num("ttft_ms_p50", "ms"), num("ttft_ms_p99", "ms"), num("tpot_ms_p50", "ms"), num("e2e_ms_p50", "ms"), num("e2e_ms_p99", "ms")}}
 	for _, p := range sc.Points {
 		t.Add(p.Offered, p.RequestThroughput, p.OutputThroughput, p.TTFTP50, p.TTFTP99, p.TPOTP50, p.E2EP50, p.E2EP99)
 	}
@@ -351,10 +357,12 @@ const (
 	layer2Heading = "Layer 2: where the GPU time went (diagnostic only)"
 )
 
-// comparisonText is the plain-text reading of a comparison.
+// comparisonText is the plain-text reading of a comparison: the
+// conclusion first, then the two layers.
 func comparisonText(w io.Writer, rep *compare.Report) error {
 	var b strings.Builder
-	b.WriteString("== " + layer1Heading + " ==\n")
+	writeList(&b, "", Conclusion(rep))
+	b.WriteString("\n== " + layer1Heading + " ==\n")
 	for _, l := range Headline(rep) {
 		b.WriteString(l + "\n")
 	}
@@ -379,10 +387,14 @@ func comparisonText(w io.Writer, rep *compare.Report) error {
 	return err
 }
 
-// comparisonMarkdown is the Markdown reading of a comparison.
+// comparisonMarkdown is the Markdown reading of a comparison: the
+// conclusion first (its answer in bold), then the two layers.
 func comparisonMarkdown(w io.Writer, rep *compare.Report) error {
 	var b strings.Builder
-	b.WriteString("## " + layer1Heading + "\n\n")
+	c := Conclusion(rep)
+	b.WriteString("**" + c[0] + "**\n\n")
+	writeList(&b, "- ", c[1:])
+	b.WriteString("\n## " + layer1Heading + "\n\n")
 	writeList(&b, "- ", Headline(rep))
 	ts := Comparison(rep)
 	n1 := layer1Count(rep)

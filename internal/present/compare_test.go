@@ -87,7 +87,7 @@ func TestMetricsColumns(t *testing.T) {
 	mdd := 51.2
 	rep := &compare.Report{Metrics: []compare.Metric{
 		{Name: "output_throughput", Verdict: compare.NeedsMoreRuns, MDDPct: &mdd, RunsNeeded: 6, NA: 3, NB: 3},
-		{Name: "ttft_ms.p50", Verdict: "b", NA: 3, NB: 3},
+		{Name: "ttft_ms_p50", Verdict: "b", NA: 3, NB: 3},
 	}}
 	tb := metricsTable(rep)
 	col := func(name string) int {

@@ -50,6 +50,9 @@ func Markdown(w io.Writer, ts []*Table) error {
 }
 
 func mdHeader(c Column) string {
+	if nameHasUnit(c) && !scaled(c.Unit) {
+		return c.Name
+	}
 	switch c.Unit {
 	case NS:
 		return c.Name + " (ms)"

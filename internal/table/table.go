@@ -9,7 +9,9 @@
 //     three significant digits below 0.1 ms for Sig3 columns);
 //   - Markdown renders GitHub tables with the units in the headers, like
 //     Text, and numbers without unit scaling in their shortest form;
-//   - CSV keeps the raw numbers and puts the unit in the header ("busy_ns");
+//   - CSV is one long table of every cell (table, row, key, column, unit,
+//     value) with raw numbers; TidyCSV and WriteCSVDir write one tidy
+//     table per file, the unit in the header ("busy_ns");
 //   - JSON writes every table with its columns and raw rows.
 //
 // Display precision is a column property that Text and Markdown honour
@@ -21,7 +23,6 @@
 package table
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -58,6 +59,10 @@ type Column struct {
 	// Floor, when > 0, makes Text and Markdown show float cells below it
 	// as "<Floor" (p-values below 0.0001 as "<0.0001").
 	Floor float64 `json:"-"`
+	// RowUnit marks a column whose cells take their unit from the row's
+	// "unit" column (a metrics table mixing ms and tok/s rows); the long
+	// CSV writes that unit.
+	RowUnit bool `json:"-"`
 }
 
 // display applies the column's Digits and Floor to a cell for Text and
@@ -81,6 +86,10 @@ func (c Column) display(v any) any {
 	return math.Round(f*scale) / scale
 }
 
+// Display is the value Text and Markdown show for v: v rounded to the
+// column's Digits, or a finished string below its Floor.
+func (c Column) Display(v any) any { return c.display(v) }
+
 // Table is a named grid of raw values. Each row has len(Columns) cells.
 type Table struct {
 	Name    string   `json:"name"`  // snake_case identifier, used by CSV and JSON
@@ -88,6 +97,10 @@ type Table struct {
 	Columns []Column `json:"columns"`
 	Rows    [][]any  `json:"rows"`
 	Notes   []string `json:"notes,omitempty"`
+	// Key is how many leading columns identify a row, for the long CSV's
+	// key column; 0 means the leading columns without a unit (at least
+	// one, never all).
+	Key int `json:"-"`
 }
 
 // Add appends a row.
@@ -168,6 +181,9 @@ func writeRow(b *strings.Builder, cells []string, width []int, right []bool) {
 }
 
 func textHeader(c Column) string {
+	if nameHasUnit(c) && !scaled(c.Unit) {
+		return c.Name
+	}
 	switch c.Unit {
 	case NS:
 		return c.Name + " ms"
@@ -245,53 +261,6 @@ func plain(v any) string {
 		return strconv.FormatFloat(float64(x), 'f', -1, 32)
 	}
 	return fmt.Sprint(v)
-}
-
-// CSV writes every table as one CSV block: a "# title" comment line, the
-// header with units as suffixes (busy_ns, busy_share), the rows with raw
-// values, and a blank line between tables.
-func CSV(w io.Writer, ts []*Table) error {
-	cw := csv.NewWriter(w)
-	for k, t := range ts {
-		if k > 0 {
-			cw.Write(nil)
-		}
-		if err := cw.Write([]string{"# " + t.Name}); err != nil {
-			return err
-		}
-		head := make([]string, len(t.Columns))
-		for i, c := range t.Columns {
-			head[i] = csvHeader(c)
-		}
-		cw.Write(head)
-		rec := make([]string, len(t.Columns))
-		for _, row := range t.Rows {
-			for i := range rec {
-				rec[i] = ""
-				if i < len(row) {
-					rec[i] = plain(row[i])
-				}
-			}
-			cw.Write(rec)
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-func csvHeader(c Column) string {
-	switch c.Unit {
-	case "", Count:
-		return c.Name
-	case NSPerReq:
-		return c.Name + "_ns_per_req"
-	case NSPerTok:
-		return c.Name + "_ns_per_token"
-	}
-	if strings.HasSuffix(c.Name, c.Unit) {
-		return c.Name
-	}
-	return c.Name + "_" + c.Unit
 }
 
 // JSON writes {"tables": [...]} with raw cell values; NaN becomes null.

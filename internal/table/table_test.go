@@ -2,8 +2,11 @@ package table
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -42,14 +45,91 @@ abc…           2.500
 	}
 }
 
+// TestCSV: the long table has one line per non-key cell, with the
+// table, row number, row key, column header, unit and raw value.
 func TestCSV(t *testing.T) {
 	var b bytes.Buffer
 	if err := CSV(&b, sample()); err != nil {
 		t.Fatal(err)
 	}
-	want := "# regions\nregion,count,busy_ns,share\nattention,3,1500000,0.25\nffn,12,250,\n\n# w\nrank,per_req_ns_per_req\n0,\nabcdefgh,2500000\n"
+	want := `table,row,key,column,unit,value
+regions,1,attention,count,,3
+regions,1,attention,busy_ns,ns,1500000
+regions,1,attention,share,share,0.25
+regions,2,ffn,count,,12
+regions,2,ffn,busy_ns,ns,250
+regions,2,ffn,share,share,
+w,1,0,per_req_ns_per_req,ns/req,
+w,2,abcdefgh,per_req_ns_per_req,ns/req,2500000
+`
 	if b.String() != want {
-		t.Errorf("got:\n%q\nwant:\n%q", b.String(), want)
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil || len(rows) != 9 {
+		t.Errorf("long CSV does not read back as one table: %d rows, %v", len(rows), err)
+	}
+}
+
+// TestTidyCSV: one table per file, the units in the headers, no comment
+// or blank lines; WriteCSVDir names each file after its table.
+func TestTidyCSV(t *testing.T) {
+	var b bytes.Buffer
+	if err := TidyCSV(&b, sample()[0]); err != nil {
+		t.Fatal(err)
+	}
+	if want := "region,count,busy_ns,share\nattention,3,1500000,0.25\nffn,12,250,\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+	dir := t.TempDir()
+	ts := append(sample(), sample()[1])
+	paths, err := WriteCSVDir(dir, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"regions.csv", "w.csv", "w_2.csv"}
+	for i, p := range paths {
+		if filepath.Base(p) != want[i] {
+			t.Errorf("file %d is %s, want %s", i, p, want[i])
+		}
+		data, _ := os.ReadFile(p)
+		if rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll(); err != nil || len(rows) != 3 {
+			t.Errorf("%s: %d rows, %v", p, len(rows), err)
+		}
+	}
+	if len(paths) != 3 {
+		t.Errorf("wrote %v", paths)
+	}
+	if _, err := WriteCSVDir(filepath.Join(dir, "missing"), ts); err == nil {
+		t.Error("WriteCSVDir into a missing directory succeeded")
+	}
+}
+
+// TestHeaders: one spelling per column in every encoder; a name that
+// carries its unit is not suffixed again.
+func TestHeaders(t *testing.T) {
+	tests := []struct {
+		c             Column
+		text, md, csv string
+	}{
+		{Column{Name: "ttft_ms_p50", Unit: "ms"}, "ttft_ms_p50", "ttft_ms_p50", "ttft_ms_p50"},
+		{Column{Name: "busy", Unit: NS}, "busy ms", "busy (ms)", "busy_ns"},
+		{Column{Name: "busy_share", Unit: Share}, "busy_share %", "busy_share (%)", "busy_share"},
+		{Column{Name: "delta", Unit: "%"}, "delta %", "delta (%)", "delta_pct"},
+		{Column{Name: "output_throughput", Unit: "tok/s"}, "output_throughput tok/s", "output_throughput (tok/s)", "output_throughput"},
+		{Column{Name: "sum", Unit: NSPerTok}, "sum ms/tok", "sum (ms/tok)", "sum_ns_per_token"},
+		{Column{Name: "wait", Unit: "s"}, "wait s", "wait (s)", "wait_s"},
+	}
+	for _, tc := range tests {
+		if got := textHeader(tc.c); got != tc.text {
+			t.Errorf("textHeader(%v) = %q, want %q", tc.c, got, tc.text)
+		}
+		if got := mdHeader(tc.c); got != tc.md {
+			t.Errorf("mdHeader(%v) = %q, want %q", tc.c, got, tc.md)
+		}
+		if got := CSVHeader(tc.c); got != tc.csv {
+			t.Errorf("CSVHeader(%v) = %q, want %q", tc.c, got, tc.csv)
+		}
 	}
 }
 
@@ -148,14 +228,14 @@ func TestDisplayDigits(t *testing.T) {
 		var tx, md, cs bytes.Buffer
 		Text(&tx, tb)
 		Markdown(&md, tb)
-		CSV(&cs, tb)
+		TidyCSV(&cs, tb[0])
 		if got := lastLine(tx.String()); got != c.text {
 			t.Errorf("Text(%v) = %q, want %q", c.v, got, c.text)
 		}
 		if got := lastLine(md.String()); got != "| "+c.md+" |" {
 			t.Errorf("Markdown(%v) = %q, want %q", c.v, got, c.md)
 		}
-		if got := strings.TrimSuffix(strings.TrimPrefix(cs.String(), "# t\n"+csvHeader(c.unitColumn)+"\n"), "\n"); got != c.csv {
+		if got := strings.TrimSuffix(strings.TrimPrefix(cs.String(), CSVHeader(c.unitColumn)+"\n"), "\n"); got != c.csv {
 			t.Errorf("CSV(%v) = %q, want %q", c.v, got, c.csv)
 		}
 	}

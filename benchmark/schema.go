@@ -1,0 +1,124 @@
+package benchmark
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// RecordSchema names the records.jsonl line format; every line carries it.
+//
+// Version 1 (the first to be named): "schema" on every line, sent_at and
+// done_at as wall-clock times (RFC 3339, UTC) beside the step-relative
+// sent_s and done_ms, and ttft_ms and e2e_ms null, not 0, for a failed
+// request and for one that streamed no content. Lines without "schema"
+// (written before it existed) are read as well.
+const RecordSchema = "servecmp.record/1"
+
+// PreviousSchema is the result format before Schema; readers accept it
+// (it lacks ended_at and the steps' wall-clock times).
+const PreviousSchema = "servecmp.result/1"
+
+// KnownSchema reports whether s names a result format this version reads.
+func KnownSchema(s string) bool { return s == Schema || s == PreviousSchema }
+
+// Latencies returns the record's TTFT and E2E in milliseconds, nil when
+// the request failed or streamed no content: such a request has no
+// latency, and 0 would read as an instant answer.
+func (r *Record) Latencies() (ttft, e2e *float64) {
+	if !r.OK || len(r.ChunkTimesMs) == 0 {
+		return nil, nil
+	}
+	t, e := r.TTFTMs, r.E2EMs
+	return &t, &e
+}
+
+// recordJSON is Record's encoded form: the schema name first, the
+// latencies as pointers so that a missing one is null.
+type recordJSON struct {
+	Schema string `json:"schema"`
+	*recordAlias
+	TTFTMs *float64 `json:"ttft_ms"`
+	E2EMs  *float64 `json:"e2e_ms"`
+}
+
+// recordAlias is Record without its methods, so that encoding it does not
+// recurse into MarshalJSON.
+type recordAlias Record
+
+// MarshalJSON writes the record with its schema name and null latencies
+// where there are none (Latencies).
+func (r Record) MarshalJSON() ([]byte, error) {
+	ttft, e2e := r.Latencies()
+	return json.Marshal(recordJSON{Schema: RecordSchema, recordAlias: (*recordAlias)(&r), TTFTMs: ttft, E2EMs: e2e})
+}
+
+// UnmarshalJSON reads a record line of RecordSchema or of the unnamed
+// format before it; a null latency reads as 0 (none).
+func (r *Record) UnmarshalJSON(b []byte) error {
+	var v recordJSON
+	v.recordAlias = (*recordAlias)(r)
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	if v.Schema != "" && v.Schema != RecordSchema {
+		if strings.HasPrefix(v.Schema, "servecmp.record/") {
+			return fmt.Errorf("record schema %q is newer than this servecmp reads (%s)", v.Schema, RecordSchema)
+		}
+		return fmt.Errorf("schema %q is not a servecmp record (%s)", v.Schema, RecordSchema)
+	}
+	r.TTFTMs, r.E2EMs = 0, 0
+	if v.TTFTMs != nil {
+		r.TTFTMs = *v.TTFTMs
+	}
+	if v.E2EMs != nil {
+		r.E2EMs = *v.E2EMs
+	}
+	return nil
+}
+
+// wallAt converts a step-relative send time and a send-relative end (ms)
+// into wall-clock instants (UTC) from the step's start.
+func wallAt(start time.Time, sent time.Duration, doneMs float64) (sentAt, doneAt time.Time) {
+	sentAt = start.Add(sent).UTC().Round(0)
+	return sentAt, sentAt.Add(time.Duration(doneMs * 1e6))
+}
+
+// loadPolicyAlias is LoadPolicy without its methods.
+type loadPolicyAlias LoadPolicy
+
+// MarshalJSON writes an infinite rate (--rate inf: every request at
+// once) as the string "inf", which JSON numbers cannot hold.
+func (l LoadPolicy) MarshalJSON() ([]byte, error) {
+	a := loadPolicyAlias(l)
+	if !math.IsInf(l.Rate, 1) {
+		return json.Marshal(a)
+	}
+	a.Rate = 0
+	return json.Marshal(struct {
+		loadPolicyAlias
+		Rate string `json:"rate"`
+	}{a, "inf"})
+}
+
+// UnmarshalJSON reads a rate written as a number or as "inf".
+func (l *LoadPolicy) UnmarshalJSON(b []byte) error {
+	v := struct {
+		*loadPolicyAlias
+		Rate json.RawMessage `json:"rate"`
+	}{loadPolicyAlias: (*loadPolicyAlias)(l)}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	l.Rate = 0
+	switch string(v.Rate) {
+	case "", "null":
+		return nil
+	case `"inf"`:
+		l.Rate = math.Inf(1)
+		return nil
+	}
+	return json.Unmarshal(v.Rate, &l.Rate)
+}
