@@ -91,7 +91,7 @@ func (l *LoadPolicy) validateBounds() error {
 	switch {
 	case l.Concurrency > MaxConcurrencyLimit || l.MaxConcurrency > MaxConcurrencyLimit:
 		return fmt.Errorf("concurrency above %d", MaxConcurrencyLimit)
-	case l.Rate > MaxRate:
+	case l.Rate > MaxRate && !math.IsInf(l.Rate, 1): // +Inf: every request at once
 		return fmt.Errorf("rate above %g requests/s", MaxRate)
 	case l.Warmup > HardMaxTokens:
 		return fmt.Errorf("warmup above %d requests", HardMaxTokens)

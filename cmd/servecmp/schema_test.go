@@ -128,7 +128,7 @@ func TestOutputsMatchSchemas(t *testing.T) {
 		mustRun(t, append([]string{"benchmark", "--url", run.url, "--workload", p("wl.jsonl"), "--out", p(run.name + ".json"),
 			"--records", p(run.name + ".records.jsonl")}, load...)...)
 	}
-	mustRun(t, "benchmark", "--url", flaky.URL, "--workload", p("wl.jsonl"), "--concurrency", "2", "--out", p("flaky.json"), "--records", p("flaky.jsonl"))
+	mustRun(t, "benchmark", "--url", flaky.URL, "--workload", p("wl.jsonl"), "--concurrency", "2", "--out", p("flaky.json"), "--records", p("flaky.jsonl"), "--max-failed-share", "1")
 	mustRun(t, "benchmark", "--url", a.URL, "--workload", p("wl.jsonl"), "--sweep-concurrency", "1,2", "--out", p("sweep.json"))
 	mustRun(t, "check", "--a", a.URL, "--b", b.URL, "--model", "sim-model", "--workload", p("wl.jsonl"), "--out", p("check.json"))
 	servingExport(t, dir, "serving.sqlite", 100, "0", "")
@@ -137,7 +137,7 @@ func TestOutputsMatchSchemas(t *testing.T) {
 	assertTidyDir(t, p("acsv"))
 	cmp := mustRun(t, "compare", "--a", p("a[12].json"), "--b", p("b*.json"), "--records-a", p("a1.records.jsonl"), "--records-a", p("a2.records.jsonl"),
 		"--records-b", p("b?.records.jsonl"), "--profile-a", p("analysis.json"), "--profile-b", p("summary.json"), "--check", p("check.json"),
-		"--intentional", "resources", "--format", "json", "--csv-dir", p("csv"))
+		"--intentional", "resources", "--intentional", "load", "--format", "json", "--csv-dir", p("csv"))
 	os.WriteFile(p("compare.json"), []byte(cmp), 0o644)
 
 	for _, f := range []struct{ schema, path string }{

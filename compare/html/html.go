@@ -61,6 +61,7 @@ func Write(w io.Writer, rep *compare.Report, o Options) error {
 	h1, t1, h2, t2 := present.ComparisonLayers(rep)
 	var b strings.Builder
 	writeHead(&b, fonts)
+	writeList(&b, "conclusion", "", present.Conclusion(rep))
 	b.WriteString("<section class=\"layer\">\n<h2>" + esc(h1) + "</h2>\n")
 	writeList(&b, "headline", "", present.Headline(rep))
 	if err := table.HTML(&b, t1); err != nil {

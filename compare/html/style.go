@@ -12,6 +12,8 @@ h3 { font-size: 1.1em; margin: 1em 0 0.4em; }
 ul { margin: 0.4em 0; padding-left: 1.4em; }
 ul.headline { list-style: none; padding: 0.6em 1em; background: #f4f6f8; border-left: 4px solid #4a6fa5; }
 ul.headline li:first-child { font-weight: bold; }
+ul.conclusion { list-style: none; padding: 0.6em 1em; background: #eef5ee; border-left: 4px solid #3c8d4f; font-size: 1.05em; }
+ul.conclusion li:first-child { font-weight: bold; font-size: 1.1em; }
 ul.warnings li { color: #8a4b00; }
 p.note { margin: 0.2em 0 0.8em; color: #444; font-size: 0.92em; }
 p.causal { font-style: italic; }
@@ -37,7 +39,7 @@ svg.plot { display: block; width: 100%; height: auto; }
   table.t th, table.t td { white-space: normal; padding: 1px 4px; }
   table.t caption { max-width: none; }
   thead { display: table-header-group; }
-  tr, figure, svg.plot, ul.headline { break-inside: avoid; page-break-inside: avoid; }
+  tr, figure, svg.plot, ul.headline, ul.conclusion { break-inside: avoid; page-break-inside: avoid; }
   h2, h3, caption { break-after: avoid; page-break-after: avoid; }
   div.figures { display: block; }
   svg.plot { max-width: 100% !important; }
