@@ -329,49 +329,43 @@ func (a *attributor) consumers(seq []int32) {
 
 // groupByStream reorders seq (indices into work, ascending) by stream, then
 // start, then index. Streams are few, so this is a counting pass; each
-// stream's run is sorted only when its starts are not already in order
-// (exports usually are).
+// stream's run is already in start order or a few ordered runs (its
+// kernels, copies, memsets), merged in linear time (see sortByStart).
 func groupByStream(work []event.Work, seq []int32) []int32 {
-	pos := map[uint32]int{}
-	var streams []uint32
+	var bk streamBuckets
+	bk.init()
+	var counts []int
 	for _, i := range seq {
-		st := work[i].Stream
-		if _, ok := pos[st]; !ok {
-			pos[st] = 0
-			streams = append(streams, st)
+		b := bk.of(work[i].Stream)
+		if int(b) == len(counts) {
+			counts = append(counts, 0)
 		}
-		pos[st]++
+		counts[b]++
 	}
-	slices.Sort(streams)
+	// Offsets of the buckets in stream order.
+	order := make([]int32, len(counts))
+	for b := range order {
+		order[b] = int32(b)
+	}
+	slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(bk.streams[x], bk.streams[y]) })
+	pos := make([]int, len(counts))
 	off := 0
-	for _, st := range streams {
-		n := pos[st]
-		pos[st] = off
-		off += n
+	for _, b := range order {
+		pos[b] = off
+		off += counts[b]
 	}
 	out := make([]int32, len(seq))
 	for _, i := range seq {
-		st := work[i].Stream
-		out[pos[st]] = i
-		pos[st]++
+		b := bk.of(work[i].Stream)
+		out[pos[b]] = i
+		pos[b]++
 	}
 	for lo := 0; lo < len(out); {
 		hi := lo + 1
-		sorted := true
 		for hi < len(out) && work[out[hi]].Stream == work[out[lo]].Stream {
-			if work[out[hi]].Start < work[out[hi-1]].Start {
-				sorted = false
-			}
 			hi++
 		}
-		if !sorted {
-			slices.SortFunc(out[lo:hi], func(x, y int32) int {
-				if c := cmp.Compare(work[x].Start, work[y].Start); c != 0 {
-					return c
-				}
-				return cmp.Compare(x, y)
-			})
-		}
+		sortByStart(work, out[lo:hi])
 		lo = hi
 	}
 	return out

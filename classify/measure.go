@@ -177,19 +177,17 @@ func clipSpan(w *event.Work, l Label, win interval.Interval) (span, bool) {
 
 // feedInOrder feeds the sweeper the work in start order without copying
 // it: a stream runs its work one item at a time, so each stream's items are
-// (nearly always) already in start order in the table. It groups item
-// indices by stream (4 bytes per item), sorts the rare stream that is out of
-// order, and merges the streams with a heap. Clipping to the window keeps
+// already in start order in each device table. It groups item indices by
+// stream (4 bytes per item), merges each stream's per-table runs (or sorts
+// a stream that is out of order; see sortByStart), and merges the streams
+// with a heap. Clipping to the window keeps
 // the order, since max(start, window start) is monotone.
 func (m *measure) feedInOrder(work []event.Work, labels []Label, win interval.Interval) {
 	idx, off := streamRuns(work, win)
-	byStart := func(a, b uint32) int { return cmp.Compare(work[a].Start, work[b].Start) }
 	h := &runHeap{work: work, idx: idx}
 	for b := 0; b+1 < len(off); b++ {
 		run := idx[off[b]:off[b+1]]
-		if !slices.IsSortedFunc(run, byStart) {
-			slices.SortFunc(run, byStart)
-		}
+		sortByStart(work, run)
 		if len(run) > 0 {
 			h.runs = append(h.runs, cursor{off[b], off[b+1]})
 		}
@@ -212,27 +210,12 @@ func (m *measure) feedInOrder(work []event.Work, labels []Label, win interval.In
 // streamRuns groups the indices of the work with time inside win by
 // stream: run b is idx[off[b]:off[b+1]], in table order.
 func streamRuns(work []event.Work, win interval.Interval) (idx []uint32, off []int) {
-	// Bucket of each stream id: a slice for small ids, a map only for the
-	// few distinct large ones (looked up per item, never stored per item).
-	const direct = 1 << 12
-	var small [direct]int32
-	for i := range small {
-		small[i] = -1
-	}
-	large := map[uint32]int32{}
+	var bk streamBuckets
+	bk.init()
 	var counts []int
 	bucket := func(stream uint32) int32 {
-		if stream < direct {
-			if small[stream] < 0 {
-				small[stream] = int32(len(counts))
-				counts = append(counts, 0)
-			}
-			return small[stream]
-		}
-		b, ok := large[stream]
-		if !ok {
-			b = int32(len(counts))
-			large[stream] = b
+		b := bk.of(stream)
+		if int(b) == len(counts) {
 			counts = append(counts, 0)
 		}
 		return b
@@ -262,6 +245,41 @@ func streamRuns(work []event.Work, win interval.Interval) (idx []uint32, off []i
 		}
 	}
 	return idx, off
+}
+
+// streamBuckets numbers stream ids 0, 1, ... in the order they are first
+// seen: a slice for small ids, a map only for the few distinct large ones
+// (looked up per item, never stored per item).
+type streamBuckets struct {
+	small   [1 << 12]int32
+	large   map[uint32]int32
+	streams []uint32 // stream id by bucket
+}
+
+func (bk *streamBuckets) init() {
+	for i := range bk.small {
+		bk.small[i] = -1
+	}
+}
+
+// of returns the bucket of stream, numbering it when it is new.
+func (bk *streamBuckets) of(stream uint32) int32 {
+	if stream < uint32(len(bk.small)) {
+		if b := bk.small[stream]; b >= 0 {
+			return b
+		}
+		bk.small[stream] = int32(len(bk.streams))
+	} else {
+		if b, ok := bk.large[stream]; ok {
+			return b
+		}
+		if bk.large == nil {
+			bk.large = map[uint32]int32{}
+		}
+		bk.large[stream] = int32(len(bk.streams))
+	}
+	bk.streams = append(bk.streams, stream)
+	return int32(len(bk.streams) - 1)
 }
 
 // cursor is the unread part [pos, end) of one stream's run in idx.
