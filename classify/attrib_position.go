@@ -104,15 +104,10 @@ func (a *attributor) embedding(i int32) bool {
 
 func (a *attributor) byPosition() {
 	rk := a.rank
-	seq := make([]int32, 0, len(rk.Work))
-	for i := range rk.Work {
+	seq := groupByStream(rk.Work, func(i int) bool {
 		c := a.class(&rk.Work[i])
-		if c == kNone || c == kUnknown {
-			continue
-		}
-		seq = append(seq, int32(i))
-	}
-	seq = groupByStream(rk.Work, seq)
+		return c != kNone && c != kUnknown
+	})
 	next := make([]uint8, len(seq))
 	for lo := 0; lo < len(seq); {
 		hi := lo + 1
@@ -327,20 +322,25 @@ func (a *attributor) consumers(seq []int32) {
 	}
 }
 
-// groupByStream reorders seq (indices into work, ascending) by stream, then
-// start, then index. Streams are few, so this is a counting pass; each
-// stream's run is already in start order or a few ordered runs (its
-// kernels, copies, memsets), merged in linear time (see sortByStart).
-func groupByStream(work []event.Work, seq []int32) []int32 {
+// groupByStream returns the indices of the work that keep accepts, by
+// stream, then start, then index. Streams are few, so this is a counting
+// pass; each stream's run is already in start order or a few ordered runs
+// (its kernels, copies, memsets), merged in linear time (see sortByStart).
+func groupByStream(work []event.Work, keep func(i int) bool) []int32 {
 	var bk streamBuckets
 	bk.init()
 	var counts []int
-	for _, i := range seq {
+	n := 0
+	for i := range work {
+		if !keep(i) {
+			continue
+		}
 		b := bk.of(work[i].Stream)
 		if int(b) == len(counts) {
 			counts = append(counts, 0)
 		}
 		counts[b]++
+		n++
 	}
 	// Offsets of the buckets in stream order.
 	order := make([]int32, len(counts))
@@ -354,11 +354,13 @@ func groupByStream(work []event.Work, seq []int32) []int32 {
 		pos[b] = off
 		off += counts[b]
 	}
-	out := make([]int32, len(seq))
-	for _, i := range seq {
-		b := bk.of(work[i].Stream)
-		out[pos[b]] = i
-		pos[b]++
+	out := make([]int32, n)
+	for i := range work {
+		if keep(i) {
+			b := bk.of(work[i].Stream)
+			out[pos[b]] = int32(i)
+			pos[b]++
+		}
 	}
 	for lo := 0; lo < len(out); {
 		hi := lo + 1
