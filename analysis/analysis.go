@@ -58,7 +58,13 @@ func Run(ctx context.Context, inputs []Input, set *rules.Set, opts Options) (*cl
 	if len(inputs) == 0 {
 		return nil, errors.New("analysis: no inputs")
 	}
-	results, err := runAll(ctx, inputs, set, opts)
+	n := opts.Parallelism
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	gov := newMemGovernor(len(inputs), n)
+	defer gov.restore()
+	results, err := runAll(ctx, inputs, set, opts, gov)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +92,7 @@ type fileResult struct {
 
 // runAll works on every input at once, at most opts.Parallelism of them
 // (and of their ranks) busy at a time. The result is in input order.
-func runAll(ctx context.Context, inputs []Input, set *rules.Set, opts Options) ([]fileResult, error) {
+func runAll(ctx context.Context, inputs []Input, set *rules.Set, opts Options, gov *memGovernor) ([]fileResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	n := opts.Parallelism
@@ -101,7 +107,7 @@ func runAll(ctx context.Context, inputs []Input, set *rules.Set, opts Options) (
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i], errs[i] = runOne(ctx, sem, in, set, opts)
+			out[i], errs[i] = runOne(ctx, sem, in, set, opts, gov)
 			if errs[i] != nil {
 				cancel()
 			}
@@ -134,11 +140,13 @@ func acquire(ctx context.Context, sem chan struct{}) error {
 
 // runOne reads one input (holding one slot), labels its ranks, then
 // summarizes each rank in its own goroutine (one slot each).
-func runOne(ctx context.Context, sem chan struct{}, in Input, set *rules.Set, opts Options) (fileResult, error) {
+func runOne(ctx context.Context, sem chan struct{}, in Input, set *rules.Set, opts Options, gov *memGovernor) (fileResult, error) {
 	if err := acquire(ctx, sem); err != nil {
+		gov.read(nil)
 		return fileResult{}, err
 	}
 	c, err := input.Open(ctx, in.Path, event.Context)
+	gov.read(c)
 	if err != nil {
 		<-sem
 		return fileResult{}, err
