@@ -7,6 +7,7 @@ package classify
 import (
 	"cmp"
 	"container/heap"
+	"math"
 	"slices"
 
 	"github.com/servecmp/servecmp/event"
@@ -176,13 +177,22 @@ func clipSpan(w *event.Work, l Label, win interval.Interval) (span, bool) {
 }
 
 // feedInOrder feeds the sweeper the work in start order without copying
-// it: a stream runs its work one item at a time, so each stream's items are
+// it. When the table is its device tables one after the other, each in
+// start order, it merges those few runs (see tableRuns). Otherwise a stream runs its work one item at a time, so each stream's items are
 // already in start order in each device table. It groups item indices by
 // stream (4 bytes per item), merges each stream's per-table runs (or sorts
 // a stream that is out of order; see sortByStart), and merges the streams
 // with a heap. Clipping to the window keeps
 // the order, since max(start, window start) is monotone.
 func (m *measure) feedInOrder(work []event.Work, labels []Label, win interval.Interval) {
+	if idx, ok := tableRuns(work, win); ok {
+		for _, k := range idx {
+			if sp, ok := clipSpan(&work[k], labels[k], win); ok {
+				m.sw.feed(sp)
+			}
+		}
+		return
+	}
 	idx, off := streamRuns(work, win)
 	h := &runHeap{work: work, idx: idx}
 	for b := 0; b+1 < len(off); b++ {
@@ -205,6 +215,37 @@ func (m *measure) feedInOrder(work []event.Work, labels []Label, win interval.In
 			heap.Fix(h, 0)
 		}
 	}
+}
+
+// tableRuns returns the indices of the work with time inside win in start
+// order when, in table order, they are at most serialMerges+1 ascending
+// runs (each device table in start order, one after the other): merging
+// them is cheaper than a merge of the streams. Otherwise it returns false
+// without allocating.
+func tableRuns(work []event.Work, win interval.Interval) ([]uint32, bool) {
+	n, runs := 0, 0
+	last := int64(math.MinInt64)
+	for i := range work {
+		w := &work[i]
+		if iv, in := interval.ClipWork(w.Start, w.End, win); !in || iv.Empty() {
+			continue
+		}
+		if w.Start < last {
+			if runs++; runs > serialMerges {
+				return nil, false
+			}
+		}
+		last = w.Start
+		n++
+	}
+	idx := make([]uint32, 0, n)
+	for i := range work {
+		if iv, in := interval.ClipWork(work[i].Start, work[i].End, win); in && !iv.Empty() {
+			idx = append(idx, uint32(i))
+		}
+	}
+	sortByStart(work, idx)
+	return idx, true
 }
 
 // streamRuns groups the indices of the work with time inside win by
