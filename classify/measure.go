@@ -178,12 +178,13 @@ func clipSpan(w *event.Work, l Label, win interval.Interval) (span, bool) {
 
 // feedInOrder feeds the sweeper the work in start order without copying
 // it. When the table is its device tables one after the other, each in
-// start order, it merges those few runs (see tableRuns). Otherwise a stream runs its work one item at a time, so each stream's items are
-// already in start order in each device table. It groups item indices by
-// stream (4 bytes per item), merges each stream's per-table runs (or sorts
-// a stream that is out of order; see sortByStart), and merges the streams
-// with a heap. Clipping to the window keeps
-// the order, since max(start, window start) is monotone.
+// start order, it merges those few runs (see tableRuns). Otherwise, since
+// a stream runs its work one item at a time, each stream's items are in
+// start order in each device table: it groups item indices by stream (4
+// bytes per item), merges each stream's per-table runs (or sorts a stream
+// that is out of order; see sortByStart), and merges the streams with a
+// heap. Clipping to the window keeps the order, since max(start, window
+// start) is monotone.
 func (m *measure) feedInOrder(work []event.Work, labels []Label, win interval.Interval) {
 	if idx, ok := tableRuns(work, win); ok {
 		for _, k := range idx {
