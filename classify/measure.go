@@ -182,8 +182,8 @@ func clipSpan(w *event.Work, l Label, win interval.Interval) (span, bool) {
 // a stream runs its work one item at a time, each stream's items are in
 // start order in each device table: it groups item indices by stream (4
 // bytes per item), merges each stream's per-table runs (or sorts a stream
-// that is out of order; see sortByStart), and merges the streams with a
-// heap. Clipping to the window keeps the order, since max(start, window
+// that is out of order; see sortByStart), and merges the streams: as runs
+// when they are few, else with a heap. Clipping to the window keeps the order, since max(start, window
 // start) is monotone.
 func (m *measure) feedInOrder(work []event.Work, labels []Label, win interval.Interval) {
 	if idx, ok := tableRuns(work, win); ok {
@@ -195,11 +195,21 @@ func (m *measure) feedInOrder(work []event.Work, labels []Label, win interval.In
 		return
 	}
 	idx, off := streamRuns(work, win)
+	for b := 0; b+1 < len(off); b++ {
+		sortByStart(work, idx[off[b]:off[b+1]])
+	}
+	if naturalSort(idx, func(a, b uint32) int { return cmp.Compare(work[a].Start, work[b].Start) }) {
+		// Few streams: merged like runs.
+		for _, k := range idx {
+			if sp, ok := clipSpan(&work[k], labels[k], win); ok {
+				m.sw.feed(sp)
+			}
+		}
+		return
+	}
 	h := &runHeap{work: work, idx: idx}
 	for b := 0; b+1 < len(off); b++ {
-		run := idx[off[b]:off[b+1]]
-		sortByStart(work, run)
-		if len(run) > 0 {
+		if off[b] < off[b+1] {
 			h.runs = append(h.runs, cursor{off[b], off[b+1]})
 		}
 	}

@@ -180,3 +180,20 @@ func TestOrderIndependence(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamBuckets: small and large stream ids are numbered in the order
+// first seen, and a stream keeps its number.
+func TestStreamBuckets(t *testing.T) {
+	var bk streamBuckets
+	bk.init()
+	ids := []uint32{7, 1 << 20, 0, 4095, 4096, 7, 1 << 20, 1<<32 - 1, 0}
+	want := []int32{0, 1, 2, 3, 4, 0, 1, 5, 2}
+	for i, id := range ids {
+		if got := bk.of(id); got != want[i] {
+			t.Errorf("of(%d) = %d, want %d", id, got, want[i])
+		}
+	}
+	if !slices.Equal(bk.streams, []uint32{7, 1 << 20, 0, 4095, 4096, 1<<32 - 1}) {
+		t.Errorf("streams %v", bk.streams)
+	}
+}
