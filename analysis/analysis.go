@@ -187,9 +187,24 @@ func runOne(ctx context.Context, sem chan struct{}, in Input, set *rules.Set, op
 
 // summarize attributes and summarizes one rank, adding its hints as
 // warnings and, when asked, its explain rows.
+//
+// The rank's window and start order (classify.Prepare) need no labels:
+// they are made while the work is attributed, on another core when one is
+// free.
 func summarize(c *event.Capture, rk *event.Rank, set *rules.Set, byName []classify.Label, opts Options) (*classify.RankSummary, error) {
+	var prep *classify.Prepared
+	var prepErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		prep, prepErr = classify.Prepare(c, rk, opts.Summary)
+	}()
 	labels := classify.Attribute(rk, set, byName)
-	rs, err := classify.Summarize(c, rk, labels, opts.Summary)
+	<-done
+	if prepErr != nil {
+		return nil, prepErr
+	}
+	rs, err := prep.Summarize(labels)
 	if err != nil {
 		return nil, err
 	}

@@ -102,12 +102,10 @@ func (a *attributor) embedding(i int32) bool {
 	return false
 }
 
-func (a *attributor) byPosition() {
+// byPosition places work by its position on its stream; seq is the work
+// that has a structural class, by stream and start (see groupByStream).
+func (a *attributor) byPosition(seq []int32) {
 	rk := a.rank
-	seq := groupByStream(rk.Work, func(i int) bool {
-		c := a.class(&rk.Work[i])
-		return c != kNone && c != kUnknown
-	})
 	next := make([]uint8, len(seq))
 	for lo := 0; lo < len(seq); {
 		hi := lo + 1

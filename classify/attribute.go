@@ -121,8 +121,20 @@ func Attribute(rank *event.Rank, set *rules.Set, byName []Label) []Label {
 	if !open {
 		return a.out
 	}
+	// The stream order of the positional walk depends only on the work
+	// and its name classes: it is built while host context places work.
+	var seq []int32
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		seq = groupByStream(rank.Work, func(i int) bool {
+			c := a.class(&rank.Work[i])
+			return c != kNone && c != kUnknown
+		})
+	}()
 	a.byHostContext()
-	a.byPosition()
+	<-done
+	a.byPosition(seq)
 	for i := range a.out {
 		w := &rank.Work[i]
 		if a.out[i].Method == Unmapped && a.class(w).glue() && int(w.Name) < len(byName) {

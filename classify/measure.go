@@ -57,16 +57,20 @@ type measure struct {
 }
 
 // newMeasure prepares to measure rank. When its work is already in start
-// order, spans go straight to the sweeper as they are counted; otherwise
-// sweep puts them in order afterwards.
-func newMeasure(rank *event.Rank) *measure {
-	m := &measure{}
-	m.streaming = slices.IsSortedFunc(rank.Work, func(a, b event.Work) int { return cmp.Compare(a.Start, b.Start) })
+// order (streaming), spans go straight to the sweeper as they are
+// counted; otherwise sweep feeds them in the order Prepare made.
+func newMeasure(rank *event.Rank, streaming bool) *measure {
+	m := &measure{streaming: streaming}
 	if rank.Shapes != nil {
 		m.nshapes = rank.Shapes.Len()
 		m.shapes = make([]agg, m.nshapes*rules.NumRegions)
 	}
 	return m
+}
+
+// workInStartOrder reports whether work is sorted by start.
+func workInStartOrder(work []event.Work) bool {
+	return slices.IsSortedFunc(work, func(a, b event.Work) int { return cmp.Compare(a.Start, b.Start) })
 }
 
 func (m *measure) add(w *event.Work, l Label, win interval.Interval) {
@@ -146,11 +150,15 @@ func (w *sweeper) feed(sp span) {
 }
 
 // sweep finishes the measurement: unless the work was fed in order as it
-// was counted, it feeds the sweeper in start order (see feedInOrder), then
-// reads the sweeper's totals.
-func (m *measure) sweep(work []event.Work, labels []Label, win interval.Interval) {
+// was counted, it feeds the sweeper the work in order (indices into work
+// in start order, see startOrder), then reads the sweeper's totals.
+func (m *measure) sweep(work []event.Work, labels []Label, win interval.Interval, order []uint32) {
 	if !m.streaming {
-		m.feedInOrder(work, labels, win)
+		for _, k := range order {
+			if sp, ok := clipSpan(&work[k], labels[k], win); ok {
+				m.sw.feed(sp)
+			}
+		}
 	}
 	w := &m.sw
 	if w.started && w.last > w.frontier {
@@ -176,36 +184,26 @@ func clipSpan(w *event.Work, l Label, win interval.Interval) (span, bool) {
 	return mkSpan(iv.Start, iv.End, uint8(r), w.Kind == event.Kernel), true
 }
 
-// feedInOrder feeds the sweeper the work in start order without copying
-// it. When the table is its device tables one after the other, each in
-// start order, it merges those few runs (see tableRuns). Otherwise, since
-// a stream runs its work one item at a time, each stream's items are in
-// start order in each device table: it groups item indices by stream (4
-// bytes per item), merges each stream's per-table runs (or sorts a stream
-// that is out of order; see sortByStart), and merges the streams: as runs
-// when they are few, else with a heap. Clipping to the window keeps the order, since max(start, window
-// start) is monotone.
-func (m *measure) feedInOrder(work []event.Work, labels []Label, win interval.Interval) {
+// startOrder returns the indices of the work with time inside win in
+// start order, without copying the work. When the table is its device
+// tables one after the other, each in start order, it merges those few
+// runs (see tableRuns). Otherwise, since a stream runs its work one item
+// at a time, each stream's items are in start order in each device table:
+// it groups item indices by stream (4 bytes per item), merges each
+// stream's per-table runs (or sorts a stream that is out of order; see
+// sortByStart), and merges the streams: as runs when they are few, else
+// with a heap. Clipping to the window keeps the order, since max(start,
+// window start) is monotone.
+func startOrder(work []event.Work, win interval.Interval) []uint32 {
 	if idx, ok := tableRuns(work, win); ok {
-		for _, k := range idx {
-			if sp, ok := clipSpan(&work[k], labels[k], win); ok {
-				m.sw.feed(sp)
-			}
-		}
-		return
+		return idx
 	}
 	idx, off := streamRuns(work, win)
 	for b := 0; b+1 < len(off); b++ {
 		sortByStart(work, idx[off[b]:off[b+1]])
 	}
 	if naturalSort(idx, func(a, b uint32) int { return cmp.Compare(work[a].Start, work[b].Start) }) {
-		// Few streams: merged like runs.
-		for _, k := range idx {
-			if sp, ok := clipSpan(&work[k], labels[k], win); ok {
-				m.sw.feed(sp)
-			}
-		}
-		return
+		return idx // few streams: merged like runs
 	}
 	h := &runHeap{work: work, idx: idx}
 	for b := 0; b+1 < len(off); b++ {
@@ -214,11 +212,9 @@ func (m *measure) feedInOrder(work []event.Work, labels []Label, win interval.In
 		}
 	}
 	heap.Init(h)
+	order := make([]uint32, 0, len(idx))
 	for h.Len() > 0 {
-		k := idx[h.runs[0].pos]
-		if sp, ok := clipSpan(&work[k], labels[k], win); ok {
-			m.sw.feed(sp)
-		}
+		order = append(order, idx[h.runs[0].pos])
 		h.runs[0].pos++
 		if h.runs[0].pos == h.runs[0].end {
 			heap.Pop(h)
@@ -226,6 +222,7 @@ func (m *measure) feedInOrder(work []event.Work, labels []Label, win interval.In
 			heap.Fix(h, 0)
 		}
 	}
+	return order
 }
 
 // tableRuns returns the indices of the work with time inside win in start
