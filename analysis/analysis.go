@@ -10,8 +10,9 @@
 //   - warnings and hints are data: Run returns them in Report.Warnings
 //     (sorted, deduplicated), never prints them; a capture's own warnings
 //     appear once per input file, hints once per rank;
-//   - at most Options.Parallelism files or ranks are worked on at a time;
-//     the result does not depend on the order in which they finish.
+//   - at most Options.Parallelism files or ranks are worked on at a time,
+//     and at most Options.Parallelism files are held in memory; the
+//     result does not depend on the order in which they finish.
 //
 // Times are ns throughout, as in package classify.
 package analysis
@@ -91,7 +92,8 @@ type fileResult struct {
 }
 
 // runAll works on every input at once, at most opts.Parallelism of them
-// (and of their ranks) busy at a time. The result is in input order.
+// (and of their ranks) busy at a time, and at most opts.Parallelism of
+// them in memory. The result is in input order.
 func runAll(ctx context.Context, inputs []Input, set *rules.Set, opts Options, gov *memGovernor) ([]fileResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -100,6 +102,7 @@ func runAll(ctx context.Context, inputs []Input, set *rules.Set, opts Options, g
 		n = runtime.GOMAXPROCS(0)
 	}
 	sem := make(chan struct{}, n)
+	loaded := make(chan struct{}, n)
 	out := make([]fileResult, len(inputs))
 	errs := make([]error, len(inputs))
 	var wg sync.WaitGroup
@@ -107,7 +110,7 @@ func runAll(ctx context.Context, inputs []Input, set *rules.Set, opts Options, g
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i], errs[i] = runOne(ctx, sem, in, set, opts, gov)
+			out[i], errs[i] = loadOne(ctx, loaded, sem, in, set, opts, gov, len(inputs) > 1)
 			if errs[i] != nil {
 				cancel()
 			}
@@ -126,6 +129,26 @@ func runAll(ctx context.Context, inputs []Input, set *rules.Set, opts Options, g
 		}
 	}
 	return out, nil
+}
+
+// loadOne runs one input while holding a slot of loaded: at most
+// cap(loaded) inputs are in memory at once. With more inputs to come
+// (collect), it collects the input's garbage before giving the slot
+// back: at the pace Run sets, the slices of inputs done would otherwise
+// be collected only after several more inputs were read into fresh
+// memory.
+func loadOne(ctx context.Context, loaded, sem chan struct{}, in Input, set *rules.Set, opts Options,
+	gov *memGovernor, collect bool) (fileResult, error) {
+	if err := acquire(ctx, loaded); err != nil {
+		gov.read(nil)
+		return fileResult{}, err
+	}
+	defer func() { <-loaded }()
+	res, err := runOne(ctx, sem, in, set, opts, gov)
+	if collect {
+		runtime.GC()
+	}
+	return res, err
 }
 
 // acquire takes a slot of sem, or gives up when ctx ends.
@@ -171,7 +194,7 @@ func runOne(ctx context.Context, sem chan struct{}, in Input, set *rules.Set, op
 				return
 			}
 			defer func() { <-sem }()
-			res.ranks[i], errs[i] = summarize(c, rk, set, byName, opts)
+			res.ranks[i], errs[i] = summarize(c, rk, set, byName, opts, sem)
 		}()
 	}
 	wg.Wait()
@@ -189,16 +212,22 @@ func runOne(ctx context.Context, sem chan struct{}, in Input, set *rules.Set, op
 // warnings and, when asked, its explain rows.
 //
 // The rank's window and start order (classify.Prepare) need no labels:
-// they are made while the work is attributed, on another core when one is
-// free.
-func summarize(c *event.Capture, rk *event.Rank, set *rules.Set, byName []classify.Label, opts Options) (*classify.RankSummary, error) {
+// when a slot of sem is free they are made alongside the attribution.
+func summarize(c *event.Capture, rk *event.Rank, set *rules.Set, byName []classify.Label, opts Options, sem chan struct{}) (*classify.RankSummary, error) {
 	var prep *classify.Prepared
 	var prepErr error
 	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	select {
+	case sem <- struct{}{}: // a free slot: prepare alongside
+		go func() {
+			defer func() { <-sem }()
+			defer close(done)
+			prep, prepErr = classify.Prepare(c, rk, opts.Summary)
+		}()
+	default:
 		prep, prepErr = classify.Prepare(c, rk, opts.Summary)
-	}()
+		close(done)
+	}
 	labels := classify.Attribute(rk, set, byName)
 	<-done
 	if prepErr != nil {
