@@ -10,8 +10,9 @@
 //   - warnings and hints are data: Run returns them in Report.Warnings
 //     (sorted, deduplicated), never prints them; a capture's own warnings
 //     appear once per input file, hints once per rank;
-//   - at most Options.Parallelism files or ranks are worked on at a time;
-//     the result does not depend on the order in which they finish.
+//   - at most Options.Parallelism files or ranks are worked on at a time,
+//     and at most Options.Parallelism files are held in memory; the
+//     result does not depend on the order in which they finish.
 //
 // Times are ns throughout, as in package classify.
 package analysis
@@ -62,7 +63,13 @@ func Run(ctx context.Context, inputs []Input, set *rules.Set, opts Options) (*cl
 	if len(inputs) == 0 {
 		return nil, errors.New("analysis: no inputs")
 	}
-	results, err := runAll(ctx, inputs, set, opts)
+	n := opts.Parallelism
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	gov := newMemGovernor(len(inputs), n)
+	defer gov.restore()
+	results, err := runAll(ctx, inputs, set, opts, gov)
 	if err != nil {
 		return nil, err
 	}
@@ -90,8 +97,9 @@ type fileResult struct {
 }
 
 // runAll works on every input at once, at most opts.Parallelism of them
-// (and of their ranks) busy at a time. The result is in input order.
-func runAll(ctx context.Context, inputs []Input, set *rules.Set, opts Options) ([]fileResult, error) {
+// (and of their ranks) busy at a time, and at most opts.Parallelism of
+// them in memory. The result is in input order.
+func runAll(ctx context.Context, inputs []Input, set *rules.Set, opts Options, gov *memGovernor) ([]fileResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	n := opts.Parallelism
@@ -99,6 +107,7 @@ func runAll(ctx context.Context, inputs []Input, set *rules.Set, opts Options) (
 		n = runtime.GOMAXPROCS(0)
 	}
 	sem := make(chan struct{}, n)
+	loaded := make(chan struct{}, n)
 	out := make([]fileResult, len(inputs))
 	errs := make([]error, len(inputs))
 	var wg sync.WaitGroup
@@ -106,7 +115,7 @@ func runAll(ctx context.Context, inputs []Input, set *rules.Set, opts Options) (
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i], errs[i] = runOne(ctx, sem, in, set, opts)
+			out[i], errs[i] = loadOne(ctx, loaded, sem, in, set, opts, gov, len(inputs) > 1)
 			if errs[i] != nil {
 				cancel()
 			}
@@ -127,6 +136,26 @@ func runAll(ctx context.Context, inputs []Input, set *rules.Set, opts Options) (
 	return out, nil
 }
 
+// loadOne runs one input while holding a slot of loaded: at most
+// cap(loaded) inputs are in memory at once. With more inputs to come
+// (collect), it collects the input's garbage before giving the slot
+// back: at the pace Run sets, the slices of inputs done would otherwise
+// be collected only after several more inputs were read into fresh
+// memory.
+func loadOne(ctx context.Context, loaded, sem chan struct{}, in Input, set *rules.Set, opts Options,
+	gov *memGovernor, collect bool) (fileResult, error) {
+	if err := acquire(ctx, loaded); err != nil {
+		gov.read(nil)
+		return fileResult{}, err
+	}
+	defer func() { <-loaded }()
+	res, err := runOne(ctx, sem, in, set, opts, gov)
+	if collect {
+		runtime.GC()
+	}
+	return res, err
+}
+
 // acquire takes a slot of sem, or gives up when ctx ends.
 func acquire(ctx context.Context, sem chan struct{}) error {
 	select {
@@ -139,11 +168,13 @@ func acquire(ctx context.Context, sem chan struct{}) error {
 
 // runOne reads one input (holding one slot), labels its ranks, then
 // summarizes each rank in its own goroutine (one slot each).
-func runOne(ctx context.Context, sem chan struct{}, in Input, set *rules.Set, opts Options) (fileResult, error) {
+func runOne(ctx context.Context, sem chan struct{}, in Input, set *rules.Set, opts Options, gov *memGovernor) (fileResult, error) {
 	if err := acquire(ctx, sem); err != nil {
+		gov.read(nil)
 		return fileResult{}, err
 	}
 	c, err := input.Open(ctx, in.Path, event.Context)
+	gov.read(c)
 	if err != nil {
 		<-sem
 		return fileResult{}, err
@@ -168,7 +199,7 @@ func runOne(ctx context.Context, sem chan struct{}, in Input, set *rules.Set, op
 				return
 			}
 			defer func() { <-sem }()
-			res.ranks[i], errs[i] = summarize(c, rk, set, byName, opts)
+			res.ranks[i], errs[i] = summarize(c, rk, set, byName, opts, sem)
 		}()
 	}
 	wg.Wait()
@@ -184,9 +215,30 @@ func runOne(ctx context.Context, sem chan struct{}, in Input, set *rules.Set, op
 
 // summarize attributes and summarizes one rank, adding its hints as
 // warnings and, when asked, its explain rows.
-func summarize(c *event.Capture, rk *event.Rank, set *rules.Set, byName []classify.Label, opts Options) (*classify.RankSummary, error) {
+//
+// The rank's window and start order (classify.Prepare) need no labels:
+// when a slot of sem is free they are made alongside the attribution.
+func summarize(c *event.Capture, rk *event.Rank, set *rules.Set, byName []classify.Label, opts Options, sem chan struct{}) (*classify.RankSummary, error) {
+	var prep *classify.Prepared
+	var prepErr error
+	done := make(chan struct{})
+	select {
+	case sem <- struct{}{}: // a free slot: prepare alongside
+		go func() {
+			defer func() { <-sem }()
+			defer close(done)
+			prep, prepErr = classify.Prepare(c, rk, opts.Summary)
+		}()
+	default:
+		prep, prepErr = classify.Prepare(c, rk, opts.Summary)
+		close(done)
+	}
 	labels := classify.Attribute(rk, set, byName)
-	rs, err := classify.Summarize(c, rk, labels, opts.Summary)
+	<-done
+	if prepErr != nil {
+		return nil, prepErr
+	}
+	rs, err := prep.Summarize(labels)
 	if err != nil {
 		return nil, err
 	}

@@ -102,17 +102,10 @@ func (a *attributor) embedding(i int32) bool {
 	return false
 }
 
-func (a *attributor) byPosition() {
+// byPosition places work by its position on its stream; seq is the work
+// that has a structural class, by stream and start (see groupByStream).
+func (a *attributor) byPosition(seq []int32) {
 	rk := a.rank
-	seq := make([]int32, 0, len(rk.Work))
-	for i := range rk.Work {
-		c := a.class(&rk.Work[i])
-		if c == kNone || c == kUnknown {
-			continue
-		}
-		seq = append(seq, int32(i))
-	}
-	seq = groupByStream(rk.Work, seq)
 	next := make([]uint8, len(seq))
 	for lo := 0; lo < len(seq); {
 		hi := lo + 1
@@ -327,51 +320,52 @@ func (a *attributor) consumers(seq []int32) {
 	}
 }
 
-// groupByStream reorders seq (indices into work, ascending) by stream, then
-// start, then index. Streams are few, so this is a counting pass; each
-// stream's run is sorted only when its starts are not already in order
-// (exports usually are).
-func groupByStream(work []event.Work, seq []int32) []int32 {
-	pos := map[uint32]int{}
-	var streams []uint32
-	for _, i := range seq {
-		st := work[i].Stream
-		if _, ok := pos[st]; !ok {
-			pos[st] = 0
-			streams = append(streams, st)
+// groupByStream returns the indices of the work that keep accepts, by
+// stream, then start, then index. Streams are few, so this is a counting
+// pass; each stream's run is already in start order or a few ordered runs
+// (its kernels, copies, memsets), merged in linear time (see sortByStart).
+func groupByStream(work []event.Work, keep func(i int) bool) []int32 {
+	var bk streamBuckets
+	bk.init()
+	var counts []int
+	n := 0
+	for i := range work {
+		if !keep(i) {
+			continue
 		}
-		pos[st]++
+		b := bk.of(work[i].Stream)
+		if int(b) == len(counts) {
+			counts = append(counts, 0)
+		}
+		counts[b]++
+		n++
 	}
-	slices.Sort(streams)
+	// Offsets of the buckets in stream order.
+	order := make([]int32, len(counts))
+	for b := range order {
+		order[b] = int32(b)
+	}
+	slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(bk.streams[x], bk.streams[y]) })
+	pos := make([]int, len(counts))
 	off := 0
-	for _, st := range streams {
-		n := pos[st]
-		pos[st] = off
-		off += n
+	for _, b := range order {
+		pos[b] = off
+		off += counts[b]
 	}
-	out := make([]int32, len(seq))
-	for _, i := range seq {
-		st := work[i].Stream
-		out[pos[st]] = i
-		pos[st]++
+	out := make([]int32, n)
+	for i := range work {
+		if keep(i) {
+			b := bk.of(work[i].Stream)
+			out[pos[b]] = int32(i)
+			pos[b]++
+		}
 	}
 	for lo := 0; lo < len(out); {
 		hi := lo + 1
-		sorted := true
 		for hi < len(out) && work[out[hi]].Stream == work[out[lo]].Stream {
-			if work[out[hi]].Start < work[out[hi-1]].Start {
-				sorted = false
-			}
 			hi++
 		}
-		if !sorted {
-			slices.SortFunc(out[lo:hi], func(x, y int32) int {
-				if c := cmp.Compare(work[x].Start, work[y].Start); c != 0 {
-					return c
-				}
-				return cmp.Compare(x, y)
-			})
-		}
+		sortByStart(work, out[lo:hi])
 		lo = hi
 	}
 	return out

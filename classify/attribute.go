@@ -3,6 +3,7 @@ package classify
 import (
 	"cmp"
 	"slices"
+	"sort"
 
 	"github.com/servecmp/servecmp/event"
 	"github.com/servecmp/servecmp/rules"
@@ -120,8 +121,20 @@ func Attribute(rank *event.Rank, set *rules.Set, byName []Label) []Label {
 	if !open {
 		return a.out
 	}
+	// The stream order of the positional walk depends only on the work
+	// and its name classes: it is built while host context places work.
+	var seq []int32
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		seq = groupByStream(rank.Work, func(i int) bool {
+			c := a.class(&rank.Work[i])
+			return c != kNone && c != kUnknown
+		})
+	}()
 	a.byHostContext()
-	a.byPosition()
+	<-done
+	a.byPosition(seq)
 	for i := range a.out {
 		w := &rank.Work[i]
 		if a.out[i].Method == Unmapped && a.class(w).glue() && int(w.Name) < len(byName) {
@@ -171,42 +184,78 @@ func (a *attributor) byHostContext() {
 // when the launch call started (method 1).
 func (a *attributor) byLaunch() {
 	rk := a.rank
-	if len(rk.Launches) > 0 {
-		byCorr := make([]int32, len(rk.Launches))
-		for i := range byCorr {
-			byCorr[i] = int32(i)
-		}
-		slices.SortFunc(byCorr, func(x, y int32) int {
-			return cmp.Compare(rk.Launches[x].Correlation, rk.Launches[y].Correlation)
-		})
-		n := 0
-		for i := range rk.Work {
-			if a.unplaced(i) && rk.Work[i].Correlation != 0 {
-				n++
-			}
-		}
-		qs := make([]query, 0, n)
-		for i := range rk.Work {
-			if !a.unplaced(i) || rk.Work[i].Correlation == 0 {
-				continue
-			}
-			c := rk.Work[i].Correlation
-			k, ok := slices.BinarySearchFunc(byCorr, c, func(x int32, c uint64) int {
-				return cmp.Compare(rk.Launches[x].Correlation, c)
-			})
-			if !ok {
-				continue
-			}
-			l := &rk.Launches[byCorr[k]]
-			th, ok := a.thr[l.TID]
-			if !ok {
-				continue
-			}
-			qs = append(qs, query{t: l.Start, thr: th, w: uint32(i)})
-		}
-		byCorr = nil
-		a.sweep(qs, ByNVTX)
+	if len(rk.Launches) == 0 {
+		return
 	}
+	lk := newLaunchIndex(rk.Launches)
+	n := 0
+	for i := range rk.Work {
+		if a.unplaced(i) && rk.Work[i].Correlation != 0 {
+			n++
+		}
+	}
+	qs := make([]query, 0, n)
+	for i := range rk.Work {
+		if !a.unplaced(i) || rk.Work[i].Correlation == 0 {
+			continue
+		}
+		l := lk.find(rk.Work[i].Correlation)
+		if l == nil {
+			continue
+		}
+		th, ok := a.thr[l.TID]
+		if !ok {
+			continue
+		}
+		qs = append(qs, query{t: l.Start, thr: th, w: uint32(i)})
+	}
+	a.sweep(qs, ByNVTX)
+}
+
+// launchIndex finds a launch by correlation id. Readers usually give the
+// launches in correlation order and the work in nearly the same order:
+// then it searches the launches themselves, trying the one after the last
+// found first; otherwise it sorts an index (4 bytes per launch).
+type launchIndex struct {
+	ls    []event.Launch
+	order []int32 // launch indices by correlation; nil when ls is in order
+	next  int     // position after the last one found
+}
+
+func newLaunchIndex(ls []event.Launch) *launchIndex {
+	x := &launchIndex{ls: ls}
+	if slices.IsSortedFunc(ls, func(p, q event.Launch) int { return cmp.Compare(p.Correlation, q.Correlation) }) {
+		return x
+	}
+	x.order = make([]int32, len(ls))
+	for i := range x.order {
+		x.order[i] = int32(i)
+	}
+	slices.SortFunc(x.order, func(p, q int32) int { return cmp.Compare(ls[p].Correlation, ls[q].Correlation) })
+	return x
+}
+
+func (x *launchIndex) at(k int) *event.Launch {
+	if x.order != nil {
+		return &x.ls[x.order[k]]
+	}
+	return &x.ls[k]
+}
+
+// find returns the launch with correlation id c (the first one when ids
+// repeat), or nil.
+func (x *launchIndex) find(c uint64) *event.Launch {
+	n := len(x.ls)
+	if k := x.next; k < n && x.at(k).Correlation == c && (k == 0 || x.at(k-1).Correlation < c) {
+		x.next = k + 1
+		return x.at(k)
+	}
+	k := sort.Search(n, func(k int) bool { return x.at(k).Correlation >= c })
+	if k == n || x.at(k).Correlation != c {
+		return nil
+	}
+	x.next = k + 1
+	return x.at(k)
 }
 
 // byGraphNodes places unplaced graph-replayed work by the ranges open when
@@ -351,12 +400,17 @@ func (a *attributor) sweep(qs []query, m Method) {
 	if len(qs) == 0 {
 		return
 	}
-	slices.SortFunc(qs, func(x, y query) int {
+	byThreadTime := func(x, y query) int {
 		if x.thr != y.thr {
 			return cmp.Compare(x.thr, y.thr)
 		}
 		return cmp.Compare(x.t, y.t)
-	})
+	}
+	// The order among equal (thread, time) queries does not change what
+	// they are given.
+	if !naturalSort(qs, byThreadTime) {
+		slices.SortFunc(qs, byThreadTime)
+	}
 	rk := a.rank
 	var stack []frame
 	ri := 0

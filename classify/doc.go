@@ -58,7 +58,12 @@
 //     label (Method ByName, usually Region Other): a copy or fill outside
 //     any block is honestly "other".
 //
-// Cost: O(n log n) in the number of work items; the extra state is a few
-// bytes per item (sort indices), plus 16 bytes per item that has a launch
-// call on a thread with host ranges, while the sweep runs.
+// Cost: O(n log n) in the number of work items at worst, O(n) for work in
+// table order (each device table in start order, launches in correlation
+// order): a few ascending runs are merged, never sorted (see runs.go); the
+// extra state is a few bytes per item (indices), plus 16 bytes per item
+// that has a launch call on a thread with host ranges, while the sweep
+// runs. Attribute groups the streams for the positional walk on a second
+// goroutine while host context places work; Prepare orders the work for
+// Summarize without labels, so it can run alongside Attribute.
 package classify

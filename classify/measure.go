@@ -7,6 +7,7 @@ package classify
 import (
 	"cmp"
 	"container/heap"
+	"math"
 	"slices"
 
 	"github.com/servecmp/servecmp/event"
@@ -56,16 +57,20 @@ type measure struct {
 }
 
 // newMeasure prepares to measure rank. When its work is already in start
-// order, spans go straight to the sweeper as they are counted; otherwise
-// sweep puts them in order afterwards.
-func newMeasure(rank *event.Rank) *measure {
-	m := &measure{}
-	m.streaming = slices.IsSortedFunc(rank.Work, func(a, b event.Work) int { return cmp.Compare(a.Start, b.Start) })
+// order (streaming), spans go straight to the sweeper as they are
+// counted; otherwise sweep feeds them in the order Prepare made.
+func newMeasure(rank *event.Rank, streaming bool) *measure {
+	m := &measure{streaming: streaming}
 	if rank.Shapes != nil {
 		m.nshapes = rank.Shapes.Len()
 		m.shapes = make([]agg, m.nshapes*rules.NumRegions)
 	}
 	return m
+}
+
+// workInStartOrder reports whether work is sorted by start.
+func workInStartOrder(work []event.Work) bool {
+	return slices.IsSortedFunc(work, func(a, b event.Work) int { return cmp.Compare(a.Start, b.Start) })
 }
 
 func (m *measure) add(w *event.Work, l Label, win interval.Interval) {
@@ -145,11 +150,15 @@ func (w *sweeper) feed(sp span) {
 }
 
 // sweep finishes the measurement: unless the work was fed in order as it
-// was counted, it feeds the sweeper in start order (see feedInOrder), then
-// reads the sweeper's totals.
-func (m *measure) sweep(work []event.Work, labels []Label, win interval.Interval) {
+// was counted, it feeds the sweeper the work in order (indices into work
+// in start order, see startOrder), then reads the sweeper's totals.
+func (m *measure) sweep(work []event.Work, labels []Label, win interval.Interval, order []uint32) {
 	if !m.streaming {
-		m.feedInOrder(work, labels, win)
+		for _, k := range order {
+			if sp, ok := clipSpan(&work[k], labels[k], win); ok {
+				m.sw.feed(sp)
+			}
+		}
 	}
 	w := &m.sw
 	if w.started && w.last > w.frontier {
@@ -175,31 +184,37 @@ func clipSpan(w *event.Work, l Label, win interval.Interval) (span, bool) {
 	return mkSpan(iv.Start, iv.End, uint8(r), w.Kind == event.Kernel), true
 }
 
-// feedInOrder feeds the sweeper the work in start order without copying
-// it: a stream runs its work one item at a time, so each stream's items are
-// (nearly always) already in start order in the table. It groups item
-// indices by stream (4 bytes per item), sorts the rare stream that is out of
-// order, and merges the streams with a heap. Clipping to the window keeps
-// the order, since max(start, window start) is monotone.
-func (m *measure) feedInOrder(work []event.Work, labels []Label, win interval.Interval) {
+// startOrder returns the indices of the work with time inside win in
+// start order, without copying the work. When the table is its device
+// tables one after the other, each in start order, it merges those few
+// runs (see tableRuns). Otherwise, since a stream runs its work one item
+// at a time, each stream's items are in start order in each device table:
+// it groups item indices by stream (4 bytes per item), merges each
+// stream's per-table runs (or sorts a stream that is out of order; see
+// sortByStart), and merges the streams: as runs when they are few, else
+// with a heap. Clipping to the window keeps the order, since max(start,
+// window start) is monotone.
+func startOrder(work []event.Work, win interval.Interval) []uint32 {
+	if idx, ok := tableRuns(work, win); ok {
+		return idx
+	}
 	idx, off := streamRuns(work, win)
-	byStart := func(a, b uint32) int { return cmp.Compare(work[a].Start, work[b].Start) }
+	for b := 0; b+1 < len(off); b++ {
+		sortByStart(work, idx[off[b]:off[b+1]])
+	}
+	if naturalSort(idx, func(a, b uint32) int { return cmp.Compare(work[a].Start, work[b].Start) }) {
+		return idx // few streams: merged like runs
+	}
 	h := &runHeap{work: work, idx: idx}
 	for b := 0; b+1 < len(off); b++ {
-		run := idx[off[b]:off[b+1]]
-		if !slices.IsSortedFunc(run, byStart) {
-			slices.SortFunc(run, byStart)
-		}
-		if len(run) > 0 {
+		if off[b] < off[b+1] {
 			h.runs = append(h.runs, cursor{off[b], off[b+1]})
 		}
 	}
 	heap.Init(h)
+	order := make([]uint32, 0, len(idx))
 	for h.Len() > 0 {
-		k := idx[h.runs[0].pos]
-		if sp, ok := clipSpan(&work[k], labels[k], win); ok {
-			m.sw.feed(sp)
-		}
+		order = append(order, idx[h.runs[0].pos])
 		h.runs[0].pos++
 		if h.runs[0].pos == h.runs[0].end {
 			heap.Pop(h)
@@ -207,32 +222,49 @@ func (m *measure) feedInOrder(work []event.Work, labels []Label, win interval.In
 			heap.Fix(h, 0)
 		}
 	}
+	return order
+}
+
+// tableRuns returns the indices of the work with time inside win in start
+// order when, in table order, they are at most serialMerges+1 ascending
+// runs (each device table in start order, one after the other): merging
+// them is cheaper than a merge of the streams. Otherwise it returns false
+// without allocating.
+func tableRuns(work []event.Work, win interval.Interval) ([]uint32, bool) {
+	n, runs := 0, 0
+	last := int64(math.MinInt64)
+	for i := range work {
+		w := &work[i]
+		if iv, in := interval.ClipWork(w.Start, w.End, win); !in || iv.Empty() {
+			continue
+		}
+		if w.Start < last {
+			if runs++; runs > serialMerges {
+				return nil, false
+			}
+		}
+		last = w.Start
+		n++
+	}
+	idx := make([]uint32, 0, n)
+	for i := range work {
+		if iv, in := interval.ClipWork(work[i].Start, work[i].End, win); in && !iv.Empty() {
+			idx = append(idx, uint32(i))
+		}
+	}
+	sortByStart(work, idx)
+	return idx, true
 }
 
 // streamRuns groups the indices of the work with time inside win by
 // stream: run b is idx[off[b]:off[b+1]], in table order.
 func streamRuns(work []event.Work, win interval.Interval) (idx []uint32, off []int) {
-	// Bucket of each stream id: a slice for small ids, a map only for the
-	// few distinct large ones (looked up per item, never stored per item).
-	const direct = 1 << 12
-	var small [direct]int32
-	for i := range small {
-		small[i] = -1
-	}
-	large := map[uint32]int32{}
+	var bk streamBuckets
+	bk.init()
 	var counts []int
 	bucket := func(stream uint32) int32 {
-		if stream < direct {
-			if small[stream] < 0 {
-				small[stream] = int32(len(counts))
-				counts = append(counts, 0)
-			}
-			return small[stream]
-		}
-		b, ok := large[stream]
-		if !ok {
-			b = int32(len(counts))
-			large[stream] = b
+		b := bk.of(stream)
+		if int(b) == len(counts) {
 			counts = append(counts, 0)
 		}
 		return b
@@ -262,6 +294,41 @@ func streamRuns(work []event.Work, win interval.Interval) (idx []uint32, off []i
 		}
 	}
 	return idx, off
+}
+
+// streamBuckets numbers stream ids 0, 1, ... in the order they are first
+// seen: a slice for small ids, a map only for the few distinct large ones
+// (looked up per item, never stored per item).
+type streamBuckets struct {
+	small   [1 << 12]int32
+	large   map[uint32]int32
+	streams []uint32 // stream id by bucket
+}
+
+func (bk *streamBuckets) init() {
+	for i := range bk.small {
+		bk.small[i] = -1
+	}
+}
+
+// of returns the bucket of stream, numbering it when it is new.
+func (bk *streamBuckets) of(stream uint32) int32 {
+	if stream < uint32(len(bk.small)) {
+		if b := bk.small[stream]; b >= 0 {
+			return b
+		}
+		bk.small[stream] = int32(len(bk.streams))
+	} else {
+		if b, ok := bk.large[stream]; ok {
+			return b
+		}
+		if bk.large == nil {
+			bk.large = map[uint32]int32{}
+		}
+		bk.large[stream] = int32(len(bk.streams))
+	}
+	bk.streams = append(bk.streams, stream)
+	return int32(len(bk.streams) - 1)
 }
 
 // cursor is the unread part [pos, end) of one stream's run in idx.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/servecmp/servecmp/event"
+	"github.com/servecmp/servecmp/internal/interval"
 	"github.com/servecmp/servecmp/rules"
 )
 
@@ -28,12 +29,38 @@ type Options struct {
 // Device work straddling a window edge counts only its part inside the
 // window; a zero-length item counts (with no time) when it starts inside.
 // Cost: one pass over the work plus one sweep; when rank.Work is not in
-// start order, 16 bytes per item are copied and sorted once. No per-item
-// strings or maps; per-name and per-shape counters are slices indexed by id.
+// start order, 4 bytes per item are ordered once (see Prepare). No
+// per-item strings or maps; per-name and per-shape counters are slices
+// indexed by id.
 func Summarize(c *event.Capture, rank *event.Rank, labels []Label, opt Options) (*RankSummary, error) {
 	if len(labels) != len(rank.Work) {
 		return nil, fmt.Errorf("classify: %d labels for %d work items", len(labels), len(rank.Work))
 	}
+	p, err := Prepare(c, rank, opt)
+	if err != nil {
+		return nil, err
+	}
+	return p.Summarize(labels)
+}
+
+// Prepared is the part of Summarize that needs no labels: the window, the
+// start order of the work inside it and the iterations. Prepare can run
+// while Attribute does; Summarize(c, rank, labels, opt) is
+// Prepare(c, rank, opt) then Summarize(labels).
+type Prepared struct {
+	c      *event.Capture
+	rank   *event.Rank
+	opt    Options
+	win    interval.Interval
+	from   string
+	o      int64
+	sorted bool     // rank.Work is in start order
+	order  []uint32 // otherwise: the work inside win in start order
+	iters  *Iterations
+}
+
+// Prepare resolves the rank's window and orders its work by start.
+func Prepare(c *event.Capture, rank *event.Rank, opt Options) (*Prepared, error) {
 	spec := opt.Window
 	o := SessionOrigin(c)
 	if spec.Explicit {
@@ -43,11 +70,29 @@ func Summarize(c *event.Capture, rank *event.Rank, labels []Label, opt Options) 
 	if err != nil {
 		return nil, err
 	}
+	p := &Prepared{c: c, rank: rank, opt: opt, win: win, from: from, o: o}
+	if p.sorted = workInStartOrder(rank.Work); !p.sorted {
+		p.order = startOrder(rank.Work, win)
+	}
+	pat := opt.Iteration
+	if pat == nil {
+		pat = DefaultIteration
+	}
+	p.iters = countIterations(rank, pat, win)
+	return p, nil
+}
+
+// Summarize measures the prepared rank with one Label per rank.Work item.
+func (p *Prepared) Summarize(labels []Label) (*RankSummary, error) {
+	rank, c, win, o := p.rank, p.c, p.win, p.o
+	if len(labels) != len(rank.Work) {
+		return nil, fmt.Errorf("classify: %d labels for %d work items", len(labels), len(rank.Work))
+	}
 	s := &RankSummary{
 		Rank: rank.Label, LabelFrom: rank.LabelFrom, Source: rank.Source, Format: string(rank.Format),
 		Device: rank.Device, PID: rank.PID, GPU: rank.GPU, Host: rank.Host, ToolVersion: rank.ToolVersion,
 		Process:       rank.Process,
-		WindowStartNs: win.Start, WindowEndNs: win.End, WindowNs: win.Len(), WindowFrom: from,
+		WindowStartNs: win.Start, WindowEndNs: win.End, WindowNs: win.Len(), WindowFrom: p.from,
 		SessionStartNs: o,
 	}
 	if c != nil {
@@ -57,25 +102,21 @@ func Summarize(c *event.Capture, rank *event.Rank, labels []Label, opt Options) 
 		}
 	}
 
-	m := newMeasure(rank)
+	m := newMeasure(rank, p.sorted)
 	for i := range rank.Work {
 		m.add(&rank.Work[i], labels[i], win)
 	}
-	m.sweep(rank.Work, labels, win)
+	m.sweep(rank.Work, labels, win, p.order)
 	m.fill(s, rank)
 	if s.DeviceWork == 0 {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("rank %s: no device work inside the window (%s:%s from the session start)",
 			s.Rank, fromOrigin(win.Start, o), fromOrigin(win.End, o)))
 	}
 
-	pat := opt.Iteration
-	if pat == nil {
-		pat = DefaultIteration
-	}
-	s.Iterations = countIterations(rank, pat, win)
+	s.Iterations = p.iters
 	switch {
-	case opt.Work != nil:
-		w := *opt.Work
+	case p.opt.Work != nil:
+		w := *p.opt.Work
 		if w.From == "" {
 			w.From = "flag"
 		}

@@ -486,29 +486,45 @@ func TestParallelAndDriverPaths(t *testing.T) {
 func TestPartition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, nkeys := range []int{1, 2, 3, 17} {
-		n := 1000
-		items := make([]int, n)
-		keys := make([]uint16, n)
-		for i := range items {
-			keys[i] = uint16(rng.IntN(nkeys))
-			items[i] = int(keys[i])*1_000_000 + i
-		}
-		parts := partition(items, keys, nkeys)
-		seen := 0
-		for k, p := range parts {
-			for _, it := range p {
-				if it/1_000_000 != k {
-					t.Fatalf("item %d in bucket %d", it, k)
-				}
+		for _, grouped := range []bool{false, true} { // random keys, then keys already grouped
+			n := 1000
+			items := make([]int, n)
+			keys := make([]uint16, n)
+			for i := range items {
+				keys[i] = uint16(rng.IntN(nkeys))
 			}
-			if cap(p) != len(p) {
-				t.Errorf("bucket %d cap %d > len %d", k, cap(p), len(p))
+			if grouped {
+				slices.Sort(keys)
 			}
-			seen += len(p)
+			for i := range items {
+				items[i] = int(keys[i])*1_000_000 + i
+			}
+			checkPartition(t, partition(items, keys, nkeys), n)
 		}
-		if seen != n {
-			t.Errorf("lost items: %d of %d", seen, n)
+	}
+}
+
+// checkPartition checks that parts holds n items, each in its key's part
+// (key = item / 1e6) and in its original order (item % 1e6).
+func checkPartition(t *testing.T, parts [][]int, n int) {
+	t.Helper()
+	seen := 0
+	for k, p := range parts {
+		for j, it := range p {
+			if it/1_000_000 != k {
+				t.Fatalf("item %d in bucket %d", it, k)
+			}
+			if j > 0 && it < p[j-1] {
+				t.Fatalf("bucket %d: item %d after %d (the split must keep each key's order)", k, it, p[j-1])
+			}
 		}
+		if cap(p) != len(p) {
+			t.Errorf("bucket %d cap %d > len %d", k, cap(p), len(p))
+		}
+		seen += len(p)
+	}
+	if seen != n {
+		t.Errorf("lost items: %d of %d", seen, n)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -147,41 +148,47 @@ func text(v driver.Value) (string, bool) {
 	return "", false
 }
 
-// partition reorders items in place so that items with equal keys are
-// contiguous, in key order 0..nkeys-1, and returns the sub-slice of each
-// key (capacity clipped so that appends never overwrite a neighbour).
-// It runs in O(len(items)) time and allocates only per key.
+// partition reorders items (and keys with them) in place so that items
+// with equal keys are contiguous, in key order 0..nkeys-1, and returns the
+// sub-slice of each key (capacity clipped so that appends never overwrite
+// a neighbour). It is stable: each key's items keep their order, so work
+// read in start order per table stays so per rank. It runs in
+// O(len(items)) time: it gives each item its destination (4 bytes per
+// item) and then follows the permutation's cycles, placing one item for
+// good with each swap.
 func partition[T any](items []T, keys []uint16, nkeys int) [][]T {
-	counts := make([]int, nkeys)
-	for _, k := range keys {
-		counts[k]++
-	}
-	starts := make([]int, nkeys)
-	ends := make([]int, nkeys)
-	pos := 0
-	for k, c := range counts {
-		starts[k] = pos
-		pos += c
-		ends[k] = pos
-	}
-	next := append([]int(nil), starts...)
-	for k := range nkeys {
-		for i := next[k]; i < ends[k]; i = next[k] {
-			want := int(keys[i])
-			if want == k {
-				next[k]++
-				continue
-			}
-			// swap item i into its bucket
-			j := next[want]
-			next[want]++
-			items[i], items[j] = items[j], items[i]
-			keys[i], keys[j] = keys[j], keys[i]
+	starts := make([]int, nkeys+1)
+	grouped := true
+	for i, k := range keys {
+		starts[k+1]++
+		if i > 0 && k < keys[i-1] {
+			grouped = false
 		}
+	}
+	for k := range nkeys {
+		starts[k+1] += starts[k]
 	}
 	out := make([][]T, nkeys)
 	for k := range nkeys {
-		out[k] = items[starts[k]:ends[k]:ends[k]]
+		out[k] = items[starts[k]:starts[k+1]:starts[k+1]]
+	}
+	if grouped {
+		return out
+	}
+	next := slices.Clone(starts[:nkeys])
+	dest := make([]uint32, len(items))
+	for i, k := range keys {
+		dest[i] = uint32(next[k])
+		next[k]++
+	}
+	for i := range items {
+		for int(dest[i]) != i {
+			// Send the item at i home; the one from there waits at i.
+			j := dest[i]
+			items[i], items[j] = items[j], items[i]
+			keys[i], keys[j] = keys[j], keys[i]
+			dest[i], dest[j] = dest[j], dest[i]
+		}
 	}
 	return out
 }

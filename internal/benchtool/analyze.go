@@ -40,14 +40,19 @@ type analyzeCase struct {
 	title string
 	goal  float64 // analyze wall time / SQLite floor
 	write func(path string) error
+	multi bool // also time multiExports copies in one call against one call each
 }
 
 var analyzeCases = []analyzeCase{
 	{"bench-1m.sqlite", fmt.Sprintf("%d kernels, %d streams, %d names, no host tables", benchKernels, benchStreams, benchNames),
-		2.0, writeBenchExport},
+		2.0, writeBenchExport, false},
 	{"serving-1m.sqlite", fmt.Sprintf("serving: %d eager steps (~1M kernels, each with its CUDA API launch), NVTX step ranges", servingSteps),
-		1.5, writeServingExport},
+		1.5, writeServingExport, true},
 }
+
+// multiExports is how many copies of an export the several-inputs line
+// gives analyze at once.
+const multiExports = 4
 
 // benchAnalyze generates the analyze exports, times the SQLite read floor
 // (the kernel columns summed) and `servecmp analyze` on each, and prints a
@@ -99,13 +104,22 @@ func (c analyzeCase) run(path string) error {
 	if err != nil {
 		return err
 	}
-	floor, floorHow, err := timeFloor(path)
-	if err != nil {
-		return fmt.Errorf("floor: %w", err)
-	}
-	got, how, err := timeAnalyze(path)
-	if err != nil {
-		return err
+	// Floor and analyze runs alternate, so that a change of load on a
+	// shared machine weighs on both alike.
+	floor, got := worst(), worst()
+	var floorHow, how string
+	for range benchRepeats {
+		f, fh, err := timeFloor(path, 1)
+		if err != nil {
+			return fmt.Errorf("floor: %w", err)
+		}
+		a, ah, err := timeAnalyze(path, 1)
+		if err != nil {
+			return err
+		}
+		floor.merge(f)
+		got.merge(a)
+		floorHow, how = fh, ah
 	}
 	ratio := got.wall.Seconds() / floor.wall.Seconds()
 	fmt.Printf("analyze benchmark: %s, %.1f MB export, best of %d, %d CPUs, load average %s\n",
@@ -126,7 +140,71 @@ func (c analyzeCase) run(path string) error {
 		verdict = "MISSED: " + strings.Join(fails, "; ")
 	}
 	fmt.Printf("goal: wall ratio <= %.1f, peak RSS <= %d MB: %s\n", c.goal, goalRSSBytes>>20, verdict)
+	if c.multi {
+		return benchMulti(path)
+	}
 	return nil
+}
+
+// benchMulti times analyze on multiExports links to path in one call and
+// in one call each, alternating, best of benchRepeats, and prints the
+// ratio: several inputs at once should use the cores.
+func benchMulti(path string) error {
+	bin := filepath.Join("bin", "servecmp")
+	if _, err := os.Stat(bin); err != nil {
+		return nil // timeAnalyze has said so
+	}
+	dir, err := os.MkdirTemp(filepath.Dir(path), "multi-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	links := make([]string, multiExports)
+	for i := range links {
+		links[i] = filepath.Join(dir, fmt.Sprintf("copy%d.sqlite", i))
+		if err := os.Symlink(abs, links[i]); err != nil {
+			return err
+		}
+	}
+	one, each := worst(), worst()
+	for range benchRepeats {
+		m, err := timeCommand(bin, append([]string{"analyze"}, append(links, "--format", "json")...)...)
+		if err != nil {
+			return err
+		}
+		one.merge(m)
+		sum := measure{}
+		for _, l := range links {
+			m, err := timeCommand(bin, "analyze", l, "--format", "json")
+			if err != nil {
+				return err
+			}
+			sum.wall, sum.cpu, sum.rss = sum.wall+m.wall, sum.cpu+m.cpu, max(sum.rss, m.rss)
+		}
+		each.merge(sum)
+	}
+	fmt.Printf("%d exports: one call %.3f s wall, %.3f s cpu, %.1f MB; one call each %.3f s wall, %.3f s cpu: one call takes %.2fx the time\n",
+		multiExports, one.wall.Seconds(), one.cpu.Seconds(), float64(one.rss)/(1<<20), each.wall.Seconds(), each.cpu.Seconds(),
+		one.wall.Seconds()/each.wall.Seconds())
+	return nil
+}
+
+// timeCommand runs bin with args once, stdout discarded, and measures it.
+func timeCommand(bin string, args ...string) (measure, error) {
+	cmd := exec.Command(bin, args...)
+	var stderr strings.Builder
+	cmd.Stderr, cmd.Stdout = &stderr, io.Discard
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil {
+		return measure{}, fmt.Errorf("%s %s: %v: %s", bin, args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	m := worst()
+	m.add(time.Since(t0), cmd.ProcessState)
+	return m, nil
 }
 
 // loadAverage returns the 1, 5 and 15 minute load averages, or "?".
@@ -225,12 +303,12 @@ func writeBenchExport(path string) error {
 }
 
 // timeFloor times the reference query with the sqlite3 CLI, best of
-// benchRepeats; without the CLI it runs the same query through the Go
+// repeats; without the CLI it runs the same query through the Go
 // driver in this process and says so.
-func timeFloor(path string) (measure, string, error) {
-	best := measure{wall: time.Duration(math.MaxInt64), cpu: time.Duration(math.MaxInt64)}
+func timeFloor(path string, repeats int) (measure, string, error) {
+	best := worst()
 	if cli, err := exec.LookPath("sqlite3"); err == nil {
-		for range benchRepeats {
+		for range repeats {
 			cmd := exec.Command(cli, path, floorQuerySQL)
 			cmd.Stderr = os.Stderr
 			cmd.Stdout = io.Discard
@@ -252,7 +330,7 @@ func timeFloor(path string) (measure, string, error) {
 		return measure{}, "", err
 	}
 	defer db.Close()
-	for range benchRepeats {
+	for range repeats {
 		var sum int64
 		t0, c0 := time.Now(), selfCPU()
 		if err := db.QueryRow(floorQuerySQL).Scan(&sum); err != nil {
@@ -269,6 +347,16 @@ func timeFloor(path string) (measure, string, error) {
 type measure struct {
 	wall, cpu time.Duration
 	rss       int64
+}
+
+// worst is the measure before any repeat.
+func worst() measure {
+	return measure{wall: time.Duration(math.MaxInt64), cpu: time.Duration(math.MaxInt64)}
+}
+
+// merge keeps the best times and the largest peak RSS of m and o.
+func (m *measure) merge(o measure) {
+	m.wall, m.cpu, m.rss = min(m.wall, o.wall), min(m.cpu, o.cpu), max(m.rss, o.rss)
 }
 
 func (m *measure) add(wall time.Duration, ps *os.ProcessState) {
@@ -295,15 +383,15 @@ func selfCPU() time.Duration {
 }
 
 // timeAnalyze times `bin/servecmp analyze FILE --format json > /dev/null`,
-// best of benchRepeats, with the child's peak RSS. When the command is not
+// best of repeats, with the child's peak RSS. When the command is not
 // usable it times input.Open plus a per-rank busy-time union in this
 // process instead, and says so.
-func timeAnalyze(path string) (measure, string, error) {
+func timeAnalyze(path string, repeats int) (measure, string, error) {
 	bin := filepath.Join("bin", "servecmp")
 	if _, err := os.Stat(bin); err == nil {
-		best := measure{wall: time.Duration(math.MaxInt64), cpu: time.Duration(math.MaxInt64)}
+		best := worst()
 		var runErr error
-		for range benchRepeats {
+		for range repeats {
 			cmd := exec.Command(bin, "analyze", path, "--format", "json")
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
@@ -324,8 +412,8 @@ func timeAnalyze(path string) (measure, string, error) {
 	} else {
 		fmt.Fprintf(os.Stderr, "benchtool: %s not built (make build); timing input.Open + busy union in-process instead\n", bin)
 	}
-	best := measure{wall: time.Duration(math.MaxInt64), cpu: time.Duration(math.MaxInt64)}
-	for range benchRepeats {
+	best := worst()
+	for range repeats {
 		runtime.GC()
 		t0, c0 := time.Now(), selfCPU()
 		c, err := input.Open(context.Background(), path, event.All)

@@ -1,0 +1,140 @@
+package classify
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/servecmp/servecmp/event"
+)
+
+// maxRunShare bounds the use of naturalSort: with more than one ascending
+// run per maxRunShare items, the input is not "nearly sorted" and a
+// general sort is cheaper than merging many short runs.
+const maxRunShare = 16
+
+// serialMerges is the most runs after the first that naturalSort merges
+// one at a time into the sorted front, with a buffer the size of the
+// smaller side; more runs are merged pairwise through a buffer of len(s).
+const serialMerges = 4
+
+// naturalSort sorts s stably by compare when s is a few ascending runs
+// (device tables come in start order per kind, so a stream's work is its
+// kernels, then its copies, then its memsets): it finds the runs in one
+// pass and merges them. It does nothing and returns false when s has more
+// than len(s)/maxRunShare+1 runs; an input already in order costs one
+// comparison per item and no allocation.
+func naturalSort[T any](s []T, compare func(a, b T) int) bool {
+	var bounds []int
+	for i := 1; i < len(s); i++ {
+		if compare(s[i], s[i-1]) < 0 {
+			if len(bounds) >= len(s)/maxRunShare {
+				return false
+			}
+			bounds = append(bounds, i)
+		}
+	}
+	if len(bounds) == 0 {
+		return true
+	}
+	if len(bounds) > serialMerges {
+		mergePairs(s, append(append([]int{0}, bounds...), len(s)), compare)
+		return true
+	}
+	var buf []T
+	for k, mid := range bounds {
+		hi := len(s)
+		if k+1 < len(bounds) {
+			hi = bounds[k+1]
+		}
+		buf = mergeInPlace(s[:hi], mid, buf, compare)
+	}
+	return true
+}
+
+// mergeInPlace merges the sorted s[:mid] and s[mid:] in place, stably,
+// copying the smaller side to buf (grown as needed and returned).
+func mergeInPlace[T any](s []T, mid int, buf []T, compare func(a, b T) int) []T {
+	if mid <= len(s)-mid {
+		buf = append(buf[:0], s[:mid]...)
+		a, b, k := 0, mid, 0
+		for a < len(buf) {
+			if b < len(s) && compare(s[b], buf[a]) < 0 {
+				s[k] = s[b]
+				b++
+			} else {
+				s[k] = buf[a]
+				a++
+			}
+			k++
+		}
+		return buf
+	}
+	buf = append(buf[:0], s[mid:]...)
+	a, b := mid-1, len(buf)-1
+	for k := len(s) - 1; b >= 0; k-- {
+		if a >= 0 && compare(buf[b], s[a]) < 0 {
+			s[k] = s[a]
+			a--
+		} else {
+			s[k] = buf[b]
+			b--
+		}
+	}
+	return buf
+}
+
+// mergePairs sorts s, whose ascending runs start at bounds (0 first,
+// len(s) last), by merging neighbouring runs bottom-up, stably.
+func mergePairs[T any](s []T, bounds []int, compare func(a, b T) int) {
+	src, dst := s, make([]T, len(s))
+	for len(bounds) > 2 {
+		next := bounds[:0]
+		for k := 0; k+1 < len(bounds); k += 2 {
+			lo, mid := bounds[k], bounds[k+1]
+			next = append(next, lo)
+			if k+2 < len(bounds) {
+				mergeRuns(dst[lo:bounds[k+2]], src[lo:mid], src[mid:bounds[k+2]], compare)
+			} else {
+				copy(dst[lo:mid], src[lo:mid])
+			}
+		}
+		bounds = append(next, len(s))
+		src, dst = dst, src
+	}
+	if &src[0] != &s[0] {
+		copy(s, src)
+	}
+}
+
+// mergeRuns merges the sorted runs a and b into dst (len(a)+len(b)),
+// taking from a on ties (stable).
+func mergeRuns[T any](dst, a, b []T, compare func(a, b T) int) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if compare(b[j], a[i]) < 0 {
+			dst[k] = b[j]
+			j++
+		} else {
+			dst[k] = a[i]
+			i++
+		}
+		k++
+	}
+	k += copy(dst[k:], a[i:])
+	copy(dst[k:], b[j:])
+}
+
+// sortByStart orders s, indices into work in ascending order, by (start,
+// index): by merging its ascending runs when it has few, else by a
+// general sort.
+func sortByStart[I int32 | uint32](work []event.Work, s []I) {
+	if naturalSort(s, func(x, y I) int { return cmp.Compare(work[x].Start, work[y].Start) }) {
+		return
+	}
+	slices.SortFunc(s, func(x, y I) int {
+		if c := cmp.Compare(work[x].Start, work[y].Start); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	})
+}
