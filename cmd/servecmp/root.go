@@ -52,6 +52,11 @@ func (e *runError) Unwrap() error { return e.err }
 // run executes servecmp with args and returns the exit code: 0 ok, 1
 // failure, 2 usage.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return protect(stderr, func() int { return execute(ctx, args, stdout, stderr) })
+}
+
+// execute is run without the panic guard.
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := &env{stdout: stdout, stderr: stderr}
 	root := newRootCmd(e)
 	typeErrors(root)
