@@ -6,7 +6,11 @@
 // start means kineto. SQLite files are opened strictly read-only as
 // immutable (no locks, no journal, nothing written beside the file), so a
 // read-only file in a read-only directory reads fine and the file's bytes
-// never change.
+// never change. The one exception is an export with a non-empty -wal file
+// beside it (a database in WAL mode whose log was never checkpointed):
+// immutable would ignore the rows in the log, so it is opened read-only
+// without immutable (SQLite reads the log, and may create the -shm index
+// beside it); where that fails, it is read as immutable with a warning.
 //
 // Every error is one line of the form "input: FILE: problem".
 package input
@@ -138,6 +142,14 @@ func DSN(path string) (string, error) {
 }
 
 func openNSys(ctx context.Context, path string, opts event.Options) (*event.Capture, error) {
+	if walPending(path) {
+		return openWAL(ctx, path, opts)
+	}
+	return openImmutable(ctx, path, opts)
+}
+
+// openImmutable reads the export at path opened as immutable.
+func openImmutable(ctx context.Context, path string, opts event.Options) (*event.Capture, error) {
 	dsn, err := DSN(path)
 	if err != nil {
 		return nil, fileErr(path, err)
