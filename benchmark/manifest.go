@@ -5,10 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // ManifestKeys lists the keys that --manifest and --manifest-file set:
@@ -83,7 +84,7 @@ type KV struct{ Key, Value string }
 // boolean values) or key=value lines (blank lines and # comments
 // skipped). Errors name the file and line.
 func ReadManifestFile(path string) ([]KV, error) {
-	b, err := os.ReadFile(path)
+	b, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

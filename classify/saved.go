@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strconv"
+
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // WriteSummary writes r as a saved summary (schema SummarySchema): the
@@ -88,7 +89,7 @@ func ReadReportFile(path string) (*Report, error) {
 }
 
 func readFile(path string, read func(io.Reader) (*Report, error)) (*Report, error) {
-	fh, err := os.Open(path)
+	fh, err := infile.Open(path)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {

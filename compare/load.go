@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/classify"
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // Paths names the files of a comparison: benchmark results, per-request
@@ -75,7 +75,7 @@ func loadAll[T any](paths []string, load func(string) (T, error)) ([]T, error) {
 
 // LoadRun reads a benchmark result file.
 func LoadRun(path string) (Run, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return Run{}, err
 	}
@@ -92,7 +92,7 @@ func LoadRun(path string) (Run, error) {
 // LoadRecords reads a records.jsonl file (benchmark.ReadRecords); a
 // malformed line is an error naming the file and line.
 func LoadRecords(path string) (Records, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return Records{}, err
 	}
@@ -119,7 +119,7 @@ func LoadProfile(path string) (Profile, error) {
 
 // LoadCheck reads a check report written by servecmp check.
 func LoadCheck(path string) (*check.Report, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

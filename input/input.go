@@ -42,9 +42,9 @@ var ErrUnknownFormat = errors.New("not an Nsight Systems SQLite export or a PyTo
 
 // Detect tells the format of the file at path from its first bytes.
 func Detect(path string) (event.Format, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
-		return "", fileErr(path, err)
+		return "", err
 	}
 	defer f.Close()
 	return detect(path, f)
@@ -80,17 +80,17 @@ func detect(path string, f *os.File) (event.Format, error) {
 	return "", fmt.Errorf("input: %s: %w", path, ErrUnknownFormat)
 }
 
-// Open reads the capture at path.
-func Open(ctx context.Context, path string, opts event.Options) (*event.Capture, error) {
-	// Stat first: opening a FIFO would block until a writer appears.
-	if st, err := os.Stat(path); err != nil {
-		return nil, fileErr(path, err)
-	} else if !st.Mode().IsRegular() && !st.IsDir() {
-		return nil, fmt.Errorf("input: %s: not a regular file (%s); save the capture to a file first", path, st.Mode().Type())
-	}
-	f, err := os.Open(path)
+// Open reads the capture at path. A panic in a reader (a bug met on some
+// hostile file) fails this file's read with an error.
+func Open(ctx context.Context, path string, opts event.Options) (c *event.Capture, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c, err = nil, &Error{Path: path, Msg: "internal error while reading: " + strings.Join(strings.Fields(fmt.Sprint(p)), " ")}
+		}
+	}()
+	f, err := openRegular(path)
 	if err != nil {
-		return nil, fileErr(path, err)
+		return nil, err
 	}
 	format, err := detect(path, f)
 	if err != nil {

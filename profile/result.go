@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // Result is a profile run's result file: benchmark's result with the
@@ -50,7 +50,7 @@ func (b *Block) DurationS() float64 { return b.StopS - b.StartS }
 // ReadBlock reads the profile block of a result file written by
 // servecmp profile. Errors name the file.
 func ReadBlock(path string) (*Block, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/infile"
 	"github.com/servecmp/servecmp/internal/present"
 )
 
@@ -204,7 +205,7 @@ Other keys are ignored and listed on stderr.`,
 			if outLen < 0 {
 				return usagef("--output-len must be >= 0")
 			}
-			f, err := os.Open(args[0])
+			f, err := infile.Open(args[0])
 			if err != nil {
 				return err
 			}
@@ -253,7 +254,7 @@ file order.`,
 			if outLen < 0 || num < 0 || minLen < 0 || maxInput < 0 || maxTotal < 0 {
 				return usagef("--output-len, --num and the length filters must be >= 0")
 			}
-			f, err := os.Open(args[0])
+			f, err := infile.Open(args[0])
 			if err != nil {
 				return err
 			}
