@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/servecmp/servecmp/internal/table"
 )
 
 // version and commit are set at build time with -ldflags "-X main.version=...".
@@ -27,7 +29,7 @@ type env struct {
 // prefix. Commands call it after writing their data to stdout.
 func (e *env) warn(warnings ...string) {
 	for _, w := range warnings {
-		fmt.Fprintf(e.stderr, "servecmp: warning: %s\n", w)
+		fmt.Fprintf(e.stderr, "servecmp: warning: %s\n", table.Escape(w))
 	}
 }
 
@@ -125,7 +127,7 @@ func oneLine(err error) string {
 			parts = append(parts, l)
 		}
 	}
-	return strings.Join(parts, "; ")
+	return table.Escape(strings.Join(parts, "; "))
 }
 
 func newRootCmd(e *env) *cobra.Command {
