@@ -23,8 +23,11 @@ type Paths struct {
 }
 
 // LoadInput reads every file of p into an Input whose statistical
-// settings are left zero. The error names the first file that cannot be
-// read; the warnings say what the files given limit.
+// settings are left zero. Every file is checked against its schema; a
+// file given twice on one side is refused, and where a side has as many
+// records files as results, records file i must fit result i. The error
+// names the first file that cannot be read or does not fit; the warnings
+// say what the files given limit.
 func LoadInput(p Paths) (Input, []string, error) {
 	var in Input
 	var warnings []string
@@ -56,6 +59,9 @@ func LoadInput(p Paths) (Input, []string, error) {
 		}
 		in.CheckPath = p.Check
 	}
+	if err := checkSides(p, &in); err != nil {
+		return in, nil, err
+	}
 	return in, warnings, nil
 }
 
@@ -86,6 +92,9 @@ func LoadRun(path string) (Run, error) {
 	if res.Schema != benchmark.Schema {
 		return Run{}, fmt.Errorf("%s: schema %q, want %q (a servecmp benchmark --out file)", path, res.Schema, benchmark.Schema)
 	}
+	if err := checkResultJSON(path, data, &res); err != nil {
+		return Run{}, err
+	}
 	return Run{Path: path, Result: &res}, nil
 }
 
@@ -100,6 +109,9 @@ func LoadRecords(path string) (Records, error) {
 	recs, err := benchmark.ReadRecords(f)
 	if err != nil {
 		return Records{}, fmt.Errorf("%s: %v", path, err)
+	}
+	if err := checkRecords(path, recs); err != nil {
+		return Records{}, err
 	}
 	return Records{Path: path, Records: recs}, nil
 }
