@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/classify"
+	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/infile"
 )
 
@@ -143,4 +146,29 @@ func LoadCheck(path string) (*check.Report, error) {
 		return nil, fmt.Errorf("%s: schema %q, want %q (a servecmp check --out file)", path, r.Schema, check.Schema)
 	}
 	return &r, nil
+}
+
+// All returns every input path of p, for checking outputs against them.
+func (p Paths) All() []string {
+	out := slices.Concat(p.A, p.B, p.RecordsA, p.RecordsB, p.ProfilesA, p.ProfilesB)
+	if p.Check != "" {
+		out = append(out, p.Check)
+	}
+	return out
+}
+
+// CheckOutputs checks, before any file is read, the outputs of a
+// comparison: the workbook path must be writable and none of the inputs;
+// the plot directory, when it exists, must be a directory.
+func (p Paths) CheckOutputs(xlsxPath, plotDir string) error {
+	if err := atomicfile.Check("--xlsx", xlsxPath, p.All()...); err != nil {
+		return err
+	}
+	if plotDir == "" {
+		return nil
+	}
+	if st, err := os.Stat(plotDir); err == nil && !st.IsDir() {
+		return fmt.Errorf("--plots %s: not a directory", plotDir)
+	}
+	return nil
 }

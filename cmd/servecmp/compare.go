@@ -81,6 +81,9 @@ func runCompare(e *env, f *compareFlags) error {
 	if f.alpha <= 0 || f.alpha >= 1 {
 		return usagef("compare: --alpha must be in (0, 1), got %g", f.alpha)
 	}
+	if err := f.paths.CheckOutputs(f.xlsxPath, f.plotDir); err != nil {
+		return usagef("compare: %v", err)
+	}
 	in, warnings, err := compare.LoadInput(f.paths)
 	if err != nil {
 		return err
