@@ -33,7 +33,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // ReadSummary reads a saved summary written by WriteSummary (analyze
 // --save, merge --save). It checks the schema, recomputes the derived
 // figures (shares, per-work, cross-rank) from the saved counters, and
-// refuses duplicate rank labels.
+// refuses a summary without ranks, values no analysis writes (negative
+// or huge counts, reversed windows, empty labels) and duplicate rank
+// labels.
 func ReadSummary(rd io.Reader) (*Report, error) {
 	return readReport(rd, true)
 }
@@ -57,12 +59,15 @@ func readReport(rd io.Reader, strict bool) (*Report, error) {
 	if r.Schema != SummarySchema && (strict || r.Schema != "") {
 		return nil, fmt.Errorf("not a servecmp summary: schema %s, want %s", strconv.Quote(r.Schema), SummarySchema)
 	}
-	if r.Ranks == nil {
+	if len(r.Ranks) == 0 {
 		return nil, errors.New("not a servecmp summary: no ranks")
 	}
 	for i, s := range r.Ranks {
 		if s == nil {
 			return nil, fmt.Errorf("summary: rank %d is null", i)
+		}
+		if err := s.check(); err != nil {
+			return nil, fmt.Errorf("summary: %v", err)
 		}
 		s.derive()
 		s.applyWork()
