@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,6 +58,9 @@ func FuzzReadStructured(f *testing.F) {
 	f.Add([]byte{3, 0, 0, 1, 10, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte{2, 1, 2, 0, 5, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 9, 1, 1, 3, 1, 10})
 	f.Add([]byte("\x04\x00\x01\x02hostile rows and columns \xff\xfe\x80\x7f"))
+	// two kernels whose row ids are then set to -2^62 and 2^62
+	k := []byte{0, 0, 0xe8, 3, 0, 0, 0, 0, 0, 0, 0xf4, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1}
+	f.Add(slices.Concat([]byte{1}, k, k, []byte{0, 2, 0, 0, 9, 1, 0, 0, 13, 0}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := &fuzzBytes{b: data}
 		// not t.TempDir: a fuzz test's name holds '#', which ends the
