@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 
@@ -88,6 +89,11 @@ func LoadRun(path string) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
+	return parseRun(path, data)
+}
+
+// parseRun parses and checks the result file data read from path.
+func parseRun(path string, data []byte) (Run, error) {
 	var res benchmark.Result
 	if err := json.Unmarshal(data, &res); err != nil {
 		return Run{}, fmt.Errorf("%s: not a benchmark result: %v", path, err)
@@ -109,6 +115,11 @@ func LoadRecords(path string) (Records, error) {
 		return Records{}, err
 	}
 	defer f.Close()
+	return parseRecords(path, f)
+}
+
+// parseRecords reads and checks the records read from path.
+func parseRecords(path string, f io.Reader) (Records, error) {
 	recs, err := benchmark.ReadRecords(f)
 	if err != nil {
 		return Records{}, fmt.Errorf("%s: %v", path, err)
@@ -138,6 +149,11 @@ func LoadCheck(path string) (*check.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseCheck(path, data)
+}
+
+// parseCheck parses the check report data read from path.
+func parseCheck(path string, data []byte) (*check.Report, error) {
 	var r check.Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%s: not a check report: %v", path, err)
