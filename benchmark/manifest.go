@@ -88,6 +88,11 @@ func ReadManifestFile(path string) ([]KV, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseManifestFile(path, b)
+}
+
+// parseManifestFile parses the manifest file content b read from path.
+func parseManifestFile(path string, b []byte) ([]KV, error) {
 	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' {
 		var m map[string]any
 		if err := json.Unmarshal(t, &m); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestEscape(t *testing.T) {
@@ -49,4 +50,26 @@ func TestEncodersEscape(t *testing.T) {
 			t.Errorf("%s: %d lines (want %d), output:\n%s", name, lines, want, out)
 		}
 	}
+}
+
+// FuzzEscape checks, for any string, that Escape's output holds no
+// character it must escape and that text without such characters is
+// left as it is.
+func FuzzEscape(f *testing.F) {
+	f.Add("plain")
+	f.Add("a\nb\x1b[31m\u202e\xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Escape(s)
+		for i, r := range got {
+			if unsafeRune(r, utf8.RuneLen(r)) || (r == utf8.RuneError && !strings.HasPrefix(got[i:], "\uFFFD")) {
+				t.Fatalf("Escape(%q) = %q keeps %U", s, got, r)
+			}
+		}
+		if !utf8.ValidString(got) {
+			t.Fatalf("Escape(%q) = %q is not valid UTF-8", s, got)
+		}
+		if strings.Count(got, "\n") != 0 {
+			t.Fatalf("Escape(%q) holds a line break", s)
+		}
+	})
 }
