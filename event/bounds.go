@@ -16,3 +16,11 @@ const (
 func TimesOK(start, end int64) bool {
 	return start >= 0 && end >= start && end <= MaxTime && end-start <= MaxDur
 }
+
+// HostTimesOK reports whether [start, end] is a valid interval of host
+// activity (a launch call, a range, a graph-node event): host clocks may
+// start before the session's 0, so only -MaxTime <= start <= end <=
+// MaxTime is asked.
+func HostTimesOK(start, end int64) bool {
+	return start >= -MaxTime && end >= start && end <= MaxTime
+}

@@ -182,5 +182,5 @@ func timesInRange(work bool, start, end int64) bool {
 	if work {
 		return event.TimesOK(start, end)
 	}
-	return start >= -event.MaxTime && end <= event.MaxTime
+	return event.HostTimesOK(start, end)
 }

@@ -115,7 +115,7 @@ func (lr *launchReader) result(r *reader, pids map[int64]bool) (map[int64][]even
 	<-lr.done
 	lr.cancel()
 	if lr.bad > 0 {
-		r.warnf("dropped %d CUDA API launch calls with invalid times (NULL, negative, reversed or out of range)", lr.bad)
+		r.warnf("dropped %d CUDA API launch calls with invalid times (NULL, not an integer, reversed or out of range)", lr.bad)
 	}
 	if lr.err != nil || len(pids) == 0 {
 		return nil, lr.err
@@ -256,7 +256,7 @@ func (r *reader) scanLaunches(ctx context.Context, c *launchChunk, q string, isA
 			if !lastOK || c.n >= len(out) {
 				continue
 			}
-			if nulls[row]&3 != 0 || !event.TimesOK(v[0], v[1]) {
+			if nulls[row]&3 != 0 || !event.HostTimesOK(v[0], v[1]) {
 				c.bad++
 				continue
 			}

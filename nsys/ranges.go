@@ -128,7 +128,7 @@ func (r *reader) readGraphNodes(pids map[int64]bool) (map[int64][]event.GraphNod
 		}
 		start, ok1 := i64(v[0])
 		end, ok2 := i64(v[1])
-		if !ok1 || !ok2 || !event.TimesOK(start, end) {
+		if !ok1 || !ok2 || !event.HostTimesOK(start, end) {
 			bad++
 			return nil
 		}
