@@ -168,7 +168,7 @@ func runOne(ctx context.Context, sem chan struct{}, in Input, set *rules.Set, op
 				return
 			}
 			defer func() { <-sem }()
-			res.ranks[i], errs[i] = summarize(c, rk, set, byName, opts)
+			res.ranks[i], errs[i] = summarizeGuarded(c, rk, set, byName, opts)
 		}()
 	}
 	wg.Wait()
