@@ -64,3 +64,38 @@ func FuzzParseCheck(f *testing.F) {
 		oneLineErr(t, err)
 	})
 }
+
+// FuzzCompareLoaded runs a whole comparison on what the loaders accept:
+// a fuzzed result and records on side A against a fixed side B. Nothing
+// the loaders let through may panic the comparison or its presentation
+// data.
+func FuzzCompareLoaded(f *testing.F) {
+	good, _ := json.Marshal(goodResult(2, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
+	f.Add(good, []byte(rec1+"\n"+rec2+"\n"))
+	f.Add([]byte(`{"schema":"`+benchmark.Schema+`","summary":{"requests_ok":4611686018427387904,"duration_s":1e308},"workload":{"count":9223372036854775807,"sha256":"x"},"manifest":{}}`),
+		[]byte(`{"id":"a","ok":true,"ttft_ms":1e308,"e2e_ms":1e308,"chunk_times_ms":[0,1e308],"completion_tokens":9223372036854775807}`))
+	b, _ := json.Marshal(goodResult(2, time.Date(2026, 1, 3, 3, 4, 5, 0, time.UTC)))
+	runB, err := parseRun("b.json", b)
+	if err != nil {
+		f.Fatal(err)
+	}
+	recsB, err := parseRecords("b.jsonl", strings.NewReader(rec1+"\n"+rec2+"\n"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, result, records []byte) {
+		runA, err := parseRun("a.json", result)
+		if err != nil {
+			return
+		}
+		recsA, err := parseRecords("a.jsonl", bytes.NewReader(records))
+		if err != nil {
+			return
+		}
+		in := Input{A: []Run{runA}, B: []Run{runB}, RecordsA: []Records{recsA}, RecordsB: []Records{recsB}, Resamples: 20}
+		if recordsMatch(recsA, runA) != nil {
+			in.RecordsA, in.RecordsB = nil, nil
+		}
+		New(in)
+	})
+}
