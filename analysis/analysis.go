@@ -199,7 +199,7 @@ func runOne(ctx context.Context, sem chan struct{}, in Input, set *rules.Set, op
 				return
 			}
 			defer func() { <-sem }()
-			res.ranks[i], errs[i] = summarize(c, rk, set, byName, opts, sem)
+			res.ranks[i], errs[i] = summarizeGuarded(c, rk, set, byName, opts, sem)
 		}()
 	}
 	wg.Wait()
@@ -227,6 +227,11 @@ func summarize(c *event.Capture, rk *event.Rank, set *rules.Set, byName []classi
 		go func() {
 			defer func() { <-sem }()
 			defer close(done)
+			defer func() { // a panic here would escape guardRank
+				if p := recover(); p != nil {
+					prep, prepErr = nil, fmt.Errorf("%s: internal error while preparing rank %s: %v", rk.Source, rk.Label, p)
+				}
+			}()
 			prep, prepErr = classify.Prepare(c, rk, opts.Summary)
 		}()
 	default:

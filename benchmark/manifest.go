@@ -5,10 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // ManifestKeys lists the keys that --manifest and --manifest-file set:
@@ -83,10 +84,15 @@ type KV struct{ Key, Value string }
 // boolean values) or key=value lines (blank lines and # comments
 // skipped). Errors name the file and line.
 func ReadManifestFile(path string) ([]KV, error) {
-	b, err := os.ReadFile(path)
+	b, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	return parseManifestFile(path, b)
+}
+
+// parseManifestFile parses the manifest file content b read from path.
+func parseManifestFile(path string, b []byte) ([]KV, error) {
 	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' {
 		var m map[string]any
 		if err := json.Unmarshal(t, &m); err != nil {

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strconv"
+
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // WriteSummary writes r as a saved summary (schema SummarySchema): the
@@ -33,7 +34,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // ReadSummary reads a saved summary written by WriteSummary (analyze
 // --save, merge --save). It checks the schema, recomputes the derived
 // figures (shares, per-work, cross-rank) from the saved counters, and
-// refuses duplicate rank labels.
+// refuses a summary without ranks, values no analysis writes (negative
+// or huge counts, reversed windows, empty labels) and duplicate rank
+// labels.
 func ReadSummary(rd io.Reader) (*Report, error) {
 	return readReport(rd, true)
 }
@@ -60,12 +63,15 @@ func readReport(rd io.Reader, strict bool) (*Report, error) {
 	if r.Schema == AnalysisSchema {
 		r.Schema = "" // in memory, Schema marks complete counters only
 	}
-	if r.Ranks == nil {
+	if len(r.Ranks) == 0 {
 		return nil, errors.New("not a servecmp summary: no ranks")
 	}
 	for i, s := range r.Ranks {
 		if s == nil {
 			return nil, fmt.Errorf("summary: rank %d is null", i)
+		}
+		if err := s.check(); err != nil {
+			return nil, fmt.Errorf("summary: %v", err)
 		}
 		s.derive()
 		s.applyWork()
@@ -92,7 +98,7 @@ func ReadReportFile(path string) (*Report, error) {
 }
 
 func readFile(path string, read func(io.Reader) (*Report, error)) (*Report, error) {
-	fh, err := os.Open(path)
+	fh, err := infile.Open(path)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {

@@ -4,11 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"slices"
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/classify"
+	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // Paths names the files of a comparison: benchmark results, per-request
@@ -24,8 +28,11 @@ type Paths struct {
 
 // LoadInput reads every file of p into an Input whose statistical
 // settings are left zero. Patterns and directories are expanded first
-// (Expand). The error names the first file that cannot be read; the
-// warnings say what the files given limit.
+// (Expand). Every file is checked against its schema; a
+// file given twice on one side is refused, and where a side has as many
+// records files as results, records file i must fit result i. The error
+// names the first file that cannot be read or does not fit; the warnings
+// say what the files given limit.
 func LoadInput(p Paths) (Input, []string, error) {
 	var in Input
 	var warnings []string
@@ -60,6 +67,9 @@ func LoadInput(p Paths) (Input, []string, error) {
 		}
 		in.CheckPath = p.Check
 	}
+	if err := checkSides(p, &in); err != nil {
+		return in, nil, err
+	}
 	return in, warnings, nil
 }
 
@@ -79,10 +89,15 @@ func loadAll[T any](paths []string, load func(string) (T, error)) ([]T, error) {
 
 // LoadRun reads a benchmark result file.
 func LoadRun(path string) (Run, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return Run{}, err
 	}
+	return parseRun(path, data)
+}
+
+// parseRun parses and checks the result file data read from path.
+func parseRun(path string, data []byte) (Run, error) {
 	var res benchmark.Result
 	if err := json.Unmarshal(data, &res); err != nil {
 		return Run{}, fmt.Errorf("%s: not a benchmark result: %v", path, err)
@@ -90,20 +105,31 @@ func LoadRun(path string) (Run, error) {
 	if !benchmark.KnownSchema(res.Schema) {
 		return Run{}, fmt.Errorf("%s: schema %q, want %q or %q (a servecmp benchmark --out file)", path, res.Schema, benchmark.Schema, benchmark.PreviousSchema)
 	}
+	if err := checkResultJSON(path, data, &res); err != nil {
+		return Run{}, err
+	}
 	return Run{Path: path, Result: &res}, nil
 }
 
 // LoadRecords reads a records.jsonl file (benchmark.ReadRecords); a
 // malformed line is an error naming the file and line.
 func LoadRecords(path string) (Records, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return Records{}, err
 	}
 	defer f.Close()
+	return parseRecords(path, f)
+}
+
+// parseRecords reads and checks the records read from path.
+func parseRecords(path string, f io.Reader) (Records, error) {
 	recs, err := benchmark.ReadRecords(f)
 	if err != nil {
 		return Records{}, fmt.Errorf("%s: %v", path, err)
+	}
+	if err := checkRecords(path, recs); err != nil {
+		return Records{}, err
 	}
 	return Records{Path: path, Records: recs}, nil
 }
@@ -123,10 +149,15 @@ func LoadProfile(path string) (Profile, error) {
 
 // LoadCheck reads a check report written by servecmp check.
 func LoadCheck(path string) (*check.Report, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	return parseCheck(path, data)
+}
+
+// parseCheck parses the check report data read from path.
+func parseCheck(path string, data []byte) (*check.Report, error) {
 	var r check.Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%s: not a check report: %v", path, err)
@@ -135,4 +166,29 @@ func LoadCheck(path string) (*check.Report, error) {
 		return nil, fmt.Errorf("%s: schema %q, want %q or %q (a servecmp check --out file)", path, r.Schema, check.Schema, check.PreviousSchema)
 	}
 	return &r, nil
+}
+
+// All returns every input path of p, for checking outputs against them.
+func (p Paths) All() []string {
+	out := slices.Concat(p.A, p.B, p.RecordsA, p.RecordsB, p.ProfilesA, p.ProfilesB)
+	if p.Check != "" {
+		out = append(out, p.Check)
+	}
+	return out
+}
+
+// CheckOutputs checks, before any file is read, the outputs of a
+// comparison: the workbook path must be writable and none of the inputs;
+// the plot directory, when it exists, must be a directory.
+func (p Paths) CheckOutputs(xlsxPath, plotDir string) error {
+	if err := atomicfile.Check("--xlsx", xlsxPath, p.All()...); err != nil {
+		return err
+	}
+	if plotDir == "" {
+		return nil
+	}
+	if st, err := os.Stat(plotDir); err == nil && !st.IsDir() {
+		return fmt.Errorf("--plots %s: not a directory", plotDir)
+	}
+	return nil
 }

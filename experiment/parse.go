@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // Defaults of the optional settings.
@@ -23,7 +24,7 @@ const (
 
 // Load reads and parses the experiment file at path.
 func Load(path string) (*Experiment, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // Status is the state a step.json records.
@@ -145,7 +146,7 @@ func (st *Store) write(s Step, f StepFile) error {
 
 // HashFile is the hex SHA-256 of a file's content (a workload's hash).
 func HashFile(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return "", err
 	}

@@ -6,7 +6,11 @@
 // start means kineto. SQLite files are opened strictly read-only as
 // immutable (no locks, no journal, nothing written beside the file), so a
 // read-only file in a read-only directory reads fine and the file's bytes
-// never change.
+// never change. The one exception is an export with a non-empty -wal file
+// beside it (a database in WAL mode whose log was never checkpointed):
+// immutable would ignore the rows in the log, so it is opened read-only
+// without immutable (SQLite reads the log, and may create the -shm index
+// beside it); where that fails, it is read as immutable with a warning.
 //
 // Every error is one line of the form "input: FILE: problem".
 package input
@@ -38,9 +42,9 @@ var ErrUnknownFormat = errors.New("not an Nsight Systems SQLite export or a PyTo
 
 // Detect tells the format of the file at path from its first bytes.
 func Detect(path string) (event.Format, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
-		return "", fileErr(path, err)
+		return "", err
 	}
 	defer f.Close()
 	return detect(path, f)
@@ -76,17 +80,17 @@ func detect(path string, f *os.File) (event.Format, error) {
 	return "", fmt.Errorf("input: %s: %w", path, ErrUnknownFormat)
 }
 
-// Open reads the capture at path.
-func Open(ctx context.Context, path string, opts event.Options) (*event.Capture, error) {
-	// Stat first: opening a FIFO would block until a writer appears.
-	if st, err := os.Stat(path); err != nil {
-		return nil, fileErr(path, err)
-	} else if !st.Mode().IsRegular() && !st.IsDir() {
-		return nil, fmt.Errorf("input: %s: not a regular file (%s); save the capture to a file first", path, st.Mode().Type())
-	}
-	f, err := os.Open(path)
+// Open reads the capture at path. A panic in a reader (a bug met on some
+// hostile file) fails this file's read with an error.
+func Open(ctx context.Context, path string, opts event.Options) (c *event.Capture, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c, err = nil, &Error{Path: path, Msg: "internal error while reading: " + strings.Join(strings.Fields(fmt.Sprint(p)), " ")}
+		}
+	}()
+	f, err := openRegular(path)
 	if err != nil {
-		return nil, fileErr(path, err)
+		return nil, err
 	}
 	format, err := detect(path, f)
 	if err != nil {
@@ -138,6 +142,14 @@ func DSN(path string) (string, error) {
 }
 
 func openNSys(ctx context.Context, path string, opts event.Options) (*event.Capture, error) {
+	if walPending(path) {
+		return openWAL(ctx, path, opts)
+	}
+	return openImmutable(ctx, path, opts)
+}
+
+// openImmutable reads the export at path opened as immutable.
+func openImmutable(ctx context.Context, path string, opts event.Options) (*event.Capture, error) {
 	dsn, err := DSN(path)
 	if err != nil {
 		return nil, fileErr(path, err)

@@ -38,7 +38,8 @@
 // from zero on the decimal text exactly as written, so that large timestamps
 // (1.7e15 µs) lose nothing to float64. Note End is not Start+round(dur×1000).
 // An event with a negative duration is dropped and counted in the capture's
-// Warnings.
+// Warnings, and so is one with times beyond ±event.MaxTime, and device work
+// that starts before 0 or lasts over event.MaxDur (see event.TimesOK).
 //
 // Ranks: one event.Rank per device that ran work in the file. Rank.PID is the
 // pid of that device's work events (Kineto writes the device index there on
@@ -317,6 +318,7 @@ type parser struct {
 	schema     string
 	versions   []string
 	dropped    int // negative durations
+	outOfRange int // times outside the bounds of package event
 	badTime    int // unreadable timestamps
 	badType    int // elements with fields of unexpected types
 	unnamed    int // device work with no name, renamed "[unnamed <cat>]"
@@ -735,6 +737,10 @@ func (p *parser) add(ev *rawEvent) {
 		p.dropped++
 		return
 	}
+	if !timesInRange(cl == work, start, end) {
+		p.outOfRange++
+		return
+	}
 	if cl == work {
 		p.addWork(ev, kind, start, end)
 		return
@@ -859,6 +865,10 @@ func (p *parser) capture() (*event.Capture, error) {
 	}
 	if p.badTime > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("dropped %d events with unreadable ts or dur", p.badTime))
+	}
+	if p.outOfRange > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("dropped %d events with out-of-range times (device work starting before 0 or lasting over %d ns; any time beyond ±%d ns)",
+			p.outOfRange, event.MaxDur, event.MaxTime))
 	}
 	if p.unnamed > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%d device events had no name; named \"[unnamed <cat>]\"", p.unnamed))

@@ -325,7 +325,7 @@ func FuzzRead(f *testing.F) {
 		}
 		for _, r := range c.Ranks {
 			for _, w := range r.Work {
-				if w.End < w.Start || w.Start < r.SpanStart || w.End > r.SpanEnd {
+				if !event.TimesOK(w.Start, w.End) || w.Start < r.SpanStart || w.End > r.SpanEnd {
 					t.Fatalf("work %+v outside span [%d, %d)", w, r.SpanStart, r.SpanEnd)
 				}
 			}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"math/big"
+
+	"github.com/servecmp/servecmp/event"
 )
 
 // errBadTime reports a timestamp or duration that is not a finite decimal
@@ -170,4 +172,15 @@ func roundRat(r *big.Rat) (int64, bool) {
 		return 0, false
 	}
 	return q.Int64(), true
+}
+
+// timesInRange reports whether an event's interval may enter the event
+// model: device work must pass event.TimesOK; host events may start
+// before 0 (a clock origin of the trace's own) but stay within
+// ±event.MaxTime.
+func timesInRange(work bool, start, end int64) bool {
+	if work {
+		return event.TimesOK(start, end)
+	}
+	return event.HostTimesOK(start, end)
 }

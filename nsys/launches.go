@@ -71,6 +71,7 @@ type launchReader struct {
 	done   chan struct{}
 	err    error
 	apis   []launchAPI
+	bad    int            // launch rows dropped for invalid times
 	all    []event.Launch // kept launches, compacted
 	keys   []uint16       // index into pids of each launch
 	pids   []int64
@@ -92,7 +93,7 @@ func (r *reader) startLaunches() *launchReader {
 	lr := &launchReader{done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(lr.done)
-		lr.err = r.scanAllLaunches(ctx, lr)
+		lr.err = guard(func() error { return r.scanAllLaunches(ctx, lr) })
 	}()
 	return lr
 }
@@ -113,6 +114,9 @@ func (lr *launchReader) result(r *reader, pids map[int64]bool) (map[int64][]even
 	}
 	<-lr.done
 	lr.cancel()
+	if lr.bad > 0 {
+		r.warnf("dropped %d CUDA API launch calls with invalid times (NULL, not an integer, reversed or out of range)", lr.bad)
+	}
 	if lr.err != nil || len(pids) == 0 {
 		return nil, lr.err
 	}
@@ -160,6 +164,7 @@ func (lr *launchReader) result(r *reader, pids map[int64]bool) (map[int64][]even
 type launchChunk struct {
 	lo, hi int64
 	n      int           // rows kept
+	bad    int           // launch rows dropped for invalid times
 	pidIdx map[int64]int // process → local index
 	pids   []int64       // local index → process
 }
@@ -175,8 +180,9 @@ func (r *reader) scanAllLaunches(ctx context.Context, lr *launchReader) error {
 	if err != nil || !ok {
 		return err
 	}
-	if hi-lo+1 > maxRowSpan {
-		return fmt.Errorf("implausible row ids %d..%d", lo, hi)
+	span, err := rowSpan(tRuntime, lo, hi)
+	if err != nil {
+		return err
 	}
 	isAPI := make(map[int64]bool, len(apis))
 	for _, a := range apis {
@@ -185,9 +191,9 @@ func (r *reader) scanAllLaunches(ctx context.Context, lr *launchReader) error {
 	q := "SELECT start, end, globalTid, " + r.s.colOr(tRuntime, "correlationId", "0") + ", nameId FROM " + tRuntime +
 		" WHERE rowid BETWEEN ? AND ?"
 	parts := r.db.chunks(lo, hi, workers())
-	all := make([]event.Launch, hi-lo+1)
+	all := make([]event.Launch, span)
 	adviseHuge(all)
-	keys := make([]uint16, hi-lo+1)
+	keys := make([]uint16, span)
 	chunks := make([]*launchChunk, len(parts))
 	fns := make([]func() error, len(parts))
 	for i, p := range parts {
@@ -208,6 +214,7 @@ func (lr *launchReader) merge(chunks []*launchChunk, lo int64, all []event.Launc
 	global := map[int64]uint16{}
 	dst := 0
 	for _, c := range chunks {
+		lr.bad += c.bad
 		kmap := make([]uint16, len(c.pids))
 		for i, p := range c.pids {
 			g, ok := global[p]
@@ -247,6 +254,10 @@ func (r *reader) scanLaunches(ctx context.Context, c *launchChunk, q string, isA
 				lastNameID, lastOK = v[4], isAPI[v[4]]
 			}
 			if !lastOK || c.n >= len(out) {
+				continue
+			}
+			if nulls[row]&3 != 0 || !event.HostTimesOK(v[0], v[1]) {
+				c.bad++
 				continue
 			}
 			gtid := v[2]

@@ -128,7 +128,10 @@ func (r *reader) readGPUs() error {
 		return nil
 	}
 	err := r.queryIDNames("SELECT id, name FROM "+tGPU, func(id sql.NullInt64, name sql.NullString) {
-		if _, seen := r.gpuNames[int32(id.Int64)]; id.Valid && !seen {
+		if !id.Valid || !in32(id.Int64) {
+			return // no device id beyond int32 is read (see checkWork)
+		}
+		if _, seen := r.gpuNames[int32(id.Int64)]; !seen {
 			r.gpuNames[int32(id.Int64)] = name.String
 		}
 	})

@@ -103,7 +103,7 @@ func ReadWith(ctx context.Context, pool *sql.DB, path string, opts event.Options
 	}
 	r := &reader{ctx: ctx, db: db, s: s, path: path, opts: opts,
 		c: &event.Capture{Path: path, Format: event.NSys, Names: event.NewNames(), Shapes: event.NewShapes()}}
-	if err := r.read(); err != nil {
+	if err := guard(r.read); err != nil { // a panic is a bug: fail this file, not the process
 		return nil, err
 	}
 	return r.c, nil

@@ -60,6 +60,7 @@ func (r *reader) readNVTX(pids map[int64]bool) (map[int64][]event.Range, error) 
 	var need []pending
 	var needIDs []int64
 	seen := map[int64]bool{}
+	bad := 0
 	names := r.c.Names
 	err := rawScan(r.ctx, r.db.pool, q, nil, 5, func(v []driver.Value) error {
 		gtid, _ := i64(v[2])
@@ -68,7 +69,9 @@ func (r *reader) readNVTX(pids map[int64]bool) (map[int64][]event.Range, error) 
 			return nil
 		}
 		start, ok := i64(v[0])
-		if !ok {
+		// ranges pushed before the session began start below zero
+		if !ok || start < -event.MaxTime || start > event.MaxTime {
+			bad++
 			return nil
 		}
 		end, ok := i64(v[1])
@@ -76,6 +79,9 @@ func (r *reader) readNVTX(pids map[int64]bool) (map[int64][]event.Range, error) 
 			end = openEnd
 		} else if end < start {
 			end = start
+		} else if end > event.MaxTime {
+			bad++
+			return nil
 		}
 		rg := event.Range{Start: start, End: end, TID: gtid & 0xFFFFFF, Kind: event.NVTX}
 		if s, ok := text(v[3]); ok {
@@ -92,6 +98,9 @@ func (r *reader) readNVTX(pids map[int64]bool) (map[int64][]event.Range, error) 
 	})
 	if err != nil {
 		return nil, err
+	}
+	if bad > 0 {
+		r.warnf("dropped %d NVTX ranges with a missing or out-of-range start or end", bad)
 	}
 	if len(need) > 0 {
 		strs, err := r.lookupStrings(needIDs)
@@ -110,18 +119,26 @@ func (r *reader) readNVTX(pids map[int64]bool) (map[int64][]event.Range, error) 
 func (r *reader) readGraphNodes(pids map[int64]bool) (map[int64][]event.GraphNode, error) {
 	q := "SELECT start, end, globalTid, graphNodeId, " + r.s.colOr(tGraphNodes, "originalGraphNodeId", "NULL") + " FROM " + tGraphNodes
 	out := map[int64][]event.GraphNode{}
+	bad := 0
 	err := rawScan(r.ctx, r.db.pool, q, nil, 5, func(v []driver.Value) error {
 		gtid, _ := i64(v[2])
 		pid := (gtid >> 24) & 0xFFFFFF
 		if !pids[pid] {
 			return nil
 		}
-		start, _ := i64(v[0])
-		end, _ := i64(v[1])
+		start, ok1 := i64(v[0])
+		end, ok2 := i64(v[1])
+		if !ok1 || !ok2 || !event.HostTimesOK(start, end) {
+			bad++
+			return nil
+		}
 		node, _ := i64(v[3])
 		orig, _ := i64(v[4])
 		out[pid] = append(out[pid], event.GraphNode{Node: node, Original: orig, Start: start, End: end, TID: gtid & 0xFFFFFF})
 		return nil
 	})
+	if bad > 0 {
+		r.warnf("dropped %d CUDA graph node events with invalid times", bad)
+	}
 	return out, err
 }

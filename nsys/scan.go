@@ -110,29 +110,19 @@ const maxRowSpan = 1 << 28
 // workers is how many connections scan one table at once.
 func workers() int { return min(runtime.GOMAXPROCS(0), 4) }
 
-// runAll runs fns concurrently and returns the first error.
+// runAll runs fns concurrently and returns their errors joined; a panic
+// in one becomes its error.
 func runAll(fns []func() error) error {
 	if len(fns) == 1 {
-		return fns[0]()
+		return guard(fns[0])
 	}
 	errs := make([]error, len(fns))
 	var wg sync.WaitGroup
 	for i, f := range fns {
-		wg.Go(func() { errs[i] = f() })
+		wg.Go(func() { errs[i] = guard(f) })
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-// i64 reads an integer column; ok is false for NULL or a non-integer.
-func i64(v driver.Value) (int64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return x, true
-	case float64:
-		return int64(x), true
-	}
-	return 0, false
 }
 
 // text reads a text column; ok is false for NULL.

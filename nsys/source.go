@@ -51,7 +51,7 @@ func newSource(pool *sql.DB, cfg Config) *source {
 // intScan runs query, whose ncol columns (at most 32) are all integers,
 // and calls fn with batches of rows: vals holds len(nulls) rows of ncol
 // values each, row-major; bit i of nulls[r] is set when column i of row r
-// is NULL (its value then reads 0). args bind to ?1, ?2... Both paths give
+// is NULL or not an integer (its value then reads 0). args bind to ?1, ?2... Both paths give
 // the same rows in the same batches of at most fastscan.BatchRows.
 func (s *source) intScan(ctx context.Context, query string, args []int64, ncol int, fn func(vals []int64, nulls []uint32) error) error {
 	if ncol > 32 || ncol < 1 {
@@ -90,7 +90,7 @@ func driverScan(ctx context.Context, dc any, query string, args []int64, ncol in
 		if err == nil {
 			var m uint32
 			for i, v := range row {
-				x, ok := i64(v)
+				x, ok := strictInt(v)
 				if !ok {
 					m |= 1 << i
 				}

@@ -17,7 +17,7 @@ type workTask struct {
 	lo, hi  int64
 	off     int // first slot in the shared buffer
 	n       int // rows kept
-	dropped int
+	dropped [nDropReasons]int
 	unnamed int
 	keyIdx  map[rankKey]uint16
 	keys    []rankKey
@@ -117,8 +117,8 @@ func (r *reader) planWork() ([]*workTask, int, error) {
 		if !ok {
 			continue
 		}
-		if hi-lo+1 > maxRowSpan || hi < lo {
-			return nil, 0, fmt.Errorf("reading %s: implausible row ids %d..%d", spec.table, lo, hi)
+		if _, err := rowSpan(spec.table, lo, hi); err != nil {
+			return nil, 0, err
 		}
 		q, ncol := r.workQuery(spec.table)
 		for _, c := range r.db.chunks(lo, hi, workers()) {
@@ -140,10 +140,15 @@ func (r *reader) planWork() ([]*workTask, int, error) {
 func (r *reader) mergeWork(tasks []*workTask, all []event.Work, keys []uint16) ([]event.Work, []uint16, int, error) {
 	keyIdx := map[rankKey]uint16{}
 	dst := 0
-	dropped := map[event.Kind]int{}
+	dropped := map[event.Kind]*[nDropReasons]int{}
 	unnamed := 0
 	for _, t := range tasks {
-		dropped[t.kind] += t.dropped
+		if dropped[t.kind] == nil {
+			dropped[t.kind] = new([nDropReasons]int)
+		}
+		for why, n := range t.dropped {
+			dropped[t.kind][why] += n
+		}
 		unnamed += t.unnamed
 		kmap := make([]uint16, len(t.keys))
 		for i, k := range t.keys {
@@ -171,11 +176,7 @@ func (r *reader) mergeWork(tasks []*workTask, all []event.Work, keys []uint16) (
 		}
 		dst += t.n
 	}
-	for _, k := range []event.Kind{event.Kernel, event.Memcpy, event.Memset} {
-		if n := dropped[k]; n > 0 {
-			r.warnf("dropped %d %ss with invalid timestamps (NULL, end < start, or both 0)", n, k)
-		}
-	}
+	r.c.Warnings = append(r.c.Warnings, dropWarnings(dropped)...)
 	return all[:dst], keys[:dst], unnamed, nil
 }
 
@@ -201,9 +202,9 @@ func (r *reader) scanWork(t *workTask, out []event.Work, keys []uint16) error {
 	err := r.db.intScan(r.ctx, t.query, []int64{t.lo, t.hi}, nc, func(vals []int64, nulls []uint32) error {
 		for row, null := range nulls {
 			v := vals[row*nc : row*nc+nc : row*nc+nc]
-			start, end := v[0], v[1]
-			if null&3 != 0 || end < start || (start == 0 && end == 0) {
-				t.dropped++
+			start, end := v[colStart], v[colEnd]
+			if why, ok := checkWork(v, null, t.kind == event.Kernel); !ok {
+				t.dropped[why]++
 				continue
 			}
 			if t.n >= len(out) {

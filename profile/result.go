@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // Result is a profile run's result file: benchmark's result with the
@@ -50,10 +50,16 @@ func (b *Block) DurationS() float64 { return b.StopS - b.StartS }
 // ReadBlock reads the profile block of a result file written by
 // servecmp profile. Errors name the file.
 func ReadBlock(path string) (*Block, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	return parseBlock(path, data)
+}
+
+// parseBlock parses the profile block of the result file data read from
+// path.
+func parseBlock(path string, data []byte) (*Block, error) {
 	var doc struct {
 		Schema  string `json:"schema"`
 		Profile *Block `json:"profile"`
@@ -63,6 +69,9 @@ func ReadBlock(path string) (*Block, error) {
 	}
 	if doc.Profile == nil {
 		return nil, fmt.Errorf("%s: no profile block (write it with servecmp profile)", path)
+	}
+	if doc.Profile.StartS < 0 {
+		return nil, fmt.Errorf("%s: the profile window starts before the run (%g s)", path, doc.Profile.StartS)
 	}
 	if doc.Profile.StopS <= doc.Profile.StartS {
 		return nil, fmt.Errorf("%s: the profile window is empty (the profiler did not run)", path)

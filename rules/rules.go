@@ -26,10 +26,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // Region is one of the five broad regions of device work.
@@ -129,7 +130,7 @@ func Parse(r io.Reader, file string) (*Set, error) {
 
 // Load reads the rule file at path (opened read-only).
 func Load(path string) (*Set, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read rules: %w", err)
 	}

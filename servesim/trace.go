@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
 // simLayers is the number of transformer layers a simulated step runs.
@@ -77,24 +79,18 @@ func writeTrace(dir, name, engine string, steps []simStep) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	path := filepath.Join(dir, name)
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	zw := gzip.NewWriter(f)
-	bw := bufio.NewWriterSize(zw, 1<<16)
-	werr := encodeTrace(bw, engine, steps)
-	for _, err := range []error{werr, bw.Flush(), zw.Close(), f.Close()} {
-		if err != nil && werr == nil {
-			werr = err
+	// atomically: a watcher of dir never sees half a trace
+	return atomicfile.WriteFunc(filepath.Join(dir, name), func(w io.Writer) error {
+		zw := gzip.NewWriter(w)
+		bw := bufio.NewWriterSize(zw, 1<<16)
+		if err := encodeTrace(bw, engine, steps); err != nil {
+			return err
 		}
-	}
-	if werr != nil {
-		os.Remove(path)
-		return fmt.Errorf("%s: %w", path, werr)
-	}
-	return nil
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		return zw.Close()
+	})
 }
 
 // encodeTrace writes the trace document.

@@ -3,9 +3,10 @@ package tokenizer
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // The subset of tokenizer.json that this package reads.
@@ -308,7 +309,7 @@ func (t *Tokenizer) addMerge(rank int, a, b string) {
 // readTokenizerConfig takes bos/eos and the chat template from a
 // tokenizer_config.json next to the tokenizer.json, when there is one.
 func readTokenizerConfig(path string, t *Tokenizer) {
-	data, err := os.ReadFile(filepath.Join(filepath.Dir(path), "tokenizer_config.json"))
+	data, err := infile.ReadFile(filepath.Join(filepath.Dir(path), "tokenizer_config.json"))
 	if err != nil || len(data) > maxJSONSize {
 		return
 	}

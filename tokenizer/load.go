@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // maxJSONSize bounds a tokenizer.json read into memory.
@@ -28,7 +30,7 @@ func oneLine(err error) string {
 }
 
 func load(path string) (*Tokenizer, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -9,9 +9,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // Kind names a request's prompt form.
@@ -157,7 +157,7 @@ func Validate(reqs []Request) error {
 // error of the form "FILE:LINE: what is wrong". The file is opened
 // read-only.
 func Load(path string) (*Workload, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/servecmp/servecmp/internal/infile"
 	"io"
 	"io/fs"
 	"os"
@@ -65,7 +66,7 @@ func EmitWithHeader(path string, stdout, log io.Writer, h *Header, reqs []Reques
 
 // FromJSONLFile imports the JSONL file at path (see FromJSONL).
 func FromJSONLFile(path string, opts ImportOptions) ([]Request, ImportStats, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, ImportStats{}, err
 	}
@@ -75,7 +76,7 @@ func FromJSONLFile(path string, opts ImportOptions) ([]Request, ImportStats, err
 
 // ShareGPTFile imports the ShareGPT file at path (see ShareGPT).
 func ShareGPTFile(path string, opts ShareGPTOptions) ([]Request, ImportStats, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, ImportStats{}, err
 	}

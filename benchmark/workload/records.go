@@ -5,8 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/servecmp/servecmp/internal/infile"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -50,7 +50,7 @@ func readRecords(path, format string, fields []string) ([]record, error) {
 	if format == FormatParquet {
 		return readParquet(path, fields)
 	}
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func readJSONArray(path string, data []byte) ([]record, error) {
 // readParquet reads a Parquet file's rows as records, after checking that
 // its schema has every named field.
 func readParquet(path string, fields []string) (out []record, err error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/servecmp/servecmp/internal/infile"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -53,7 +53,7 @@ const streamText = 0x74657874 // "text"
 // ReadTemplate parses a chat template file and returns it with the
 // file's base name and hex sha256.
 func ReadTemplate(path string) (*chat.Template, string, string, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, "", "", err
 	}

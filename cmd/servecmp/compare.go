@@ -76,6 +76,9 @@ func runCompare(ctx context.Context, e *env, f *compareFlags) error {
 	if f.resamples < 1 || f.resamples > compare.MaxResamples {
 		return usagef("compare: --resamples must be in [1, %d], got %d", compare.MaxResamples, f.resamples)
 	}
+	if err := f.paths.CheckOutputs(f.xlsxPath, f.plotDir); err != nil {
+		return usagef("compare: %v", err)
+	}
 	p := f.paths
 	if err := atomicfile.Check("--html", f.htmlPath, slices.Concat(p.A, p.B, p.RecordsA, p.RecordsB, p.ProfilesA, p.ProfilesB, []string{p.Check})...); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/servecmp/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/internal/redact"
+	"github.com/servecmp/servecmp/internal/table"
 )
 
 // version and commit are set at build time with -ldflags "-X main.version=...".
@@ -28,7 +29,7 @@ type env struct {
 // prefix. Commands call it after writing their data to stdout.
 func (e *env) warn(warnings ...string) {
 	for _, w := range warnings {
-		fmt.Fprintf(e.stderr, "servecmp: warning: %s\n", redact.Text(w))
+		fmt.Fprintf(e.stderr, "servecmp: warning: %s\n", table.Escape(redact.Text(w)))
 	}
 }
 
@@ -39,7 +40,9 @@ var usagef = cli.Usagef
 // failure, 2 usage, 3 not comparable, 4 too many failed requests. Every
 // error line is scrubbed of URL credentials.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return cli.Run(ctx, newRootCmd(&env{stdout: stdout, stderr: stderr}), args, stdout, stderr)
+	return protect(stderr, func() int {
+		return cli.Run(ctx, newRootCmd(&env{stdout: stdout, stderr: stderr}), args, stdout, stderr)
+	})
 }
 
 func newRootCmd(e *env) *cobra.Command {

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/servecmp/servecmp/internal/redact"
+	"github.com/servecmp/servecmp/internal/table"
 	"io"
 	"os"
 	"strings"
@@ -63,7 +64,7 @@ func Run(ctx context.Context, root *cobra.Command, args []string, stdout, stderr
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "%s: %v\n", root.Name(), redact.Text(OneLine(err)))
+	fmt.Fprintf(stderr, "%s: %v\n", root.Name(), table.Escape(redact.Text(OneLine(err))))
 	if isUsage(err) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", root.Name())
 		return ExitUsage

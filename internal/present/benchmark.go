@@ -10,6 +10,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/table"
 )
 
 // WriteBenchmarkText writes the human summary of a benchmark result to w:
@@ -18,10 +19,11 @@ import (
 func WriteBenchmarkText(w io.Writer, r *benchmark.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	m := r.Manifest
-	fmt.Fprintf(tw, "engine\t%s %s\n", m.Engine, m.EngineVersion)
-	fmt.Fprintf(tw, "model\t%s\n", m.Model)
-	fmt.Fprintf(tw, "workload\t%s (%d requests, sha256 %.12s)\n", r.Workload.Path, r.Workload.Count, r.Workload.SHA256)
-	fmt.Fprintf(tw, "load\t%s\n", m.LoadPolicy)
+	esc := table.Escape // server- and file-given strings
+	fmt.Fprintf(tw, "engine\t%s %s\n", esc(m.Engine), esc(m.EngineVersion))
+	fmt.Fprintf(tw, "model\t%s\n", esc(m.Model))
+	fmt.Fprintf(tw, "workload\t%s (%d requests, sha256 %.12s)\n", esc(r.Workload.Path), r.Workload.Count, esc(r.Workload.SHA256))
+	fmt.Fprintf(tw, "load\t%s\n", esc(m.LoadPolicy))
 	if !r.StartedAt.IsZero() && !r.EndedAt.IsZero() {
 		fmt.Fprintf(tw, "ran\t%s .. %s\n", r.StartedAt.UTC().Format(time.RFC3339), r.EndedAt.UTC().Format(time.RFC3339))
 	}
@@ -106,7 +108,7 @@ func WriteWorkloadInfo(w io.Writer, wl *workload.Workload) error {
 	st := wl.Stats()
 	n := len(wl.Requests)
 	fmt.Fprintf(w, "file        %s\nsha256      %s\nrequests    %d (tokens %d, text %d, chat %d)\n",
-		wl.Path, wl.SHA256, n, st.Kinds[workload.KindTokens], st.Kinds[workload.KindText], st.Kinds[workload.KindChat])
+		table.Escape(wl.Path), wl.SHA256, n, st.Kinds[workload.KindTokens], st.Kinds[workload.KindText], st.Kinds[workload.KindChat])
 	writeWorkloadHeader(w, wl) // realtext.go
 	if len(st.InputLens) > 0 {
 		fmt.Fprintf(w, "input_len   %s tokens (%d requests that know it: token ids, or counted with a tokenizer)\n", intStats(st.InputLens), len(st.InputLens))

@@ -19,11 +19,11 @@ func Markdown(w io.Writer, ts []*Table) error {
 		if k > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString("### " + t.Title + "\n\n")
+		b.WriteString("### " + Escape(t.Title) + "\n\n")
 		head := make([]string, len(t.Columns))
 		align := make([]string, len(t.Columns))
 		for j, c := range t.Columns {
-			head[j] = mdHeader(c)
+			head[j] = strings.ReplaceAll(Escape(mdHeader(c)), "|", "\\|")
 			align[j] = "---"
 			if c.Unit != "" {
 				align[j] = "---:"
@@ -37,12 +37,12 @@ func Markdown(w io.Writer, ts []*Table) error {
 				if j < len(row) {
 					v = row[j]
 				}
-				cells[j] = strings.ReplaceAll(mdCell(c.Unit, c.display(v)), "|", "\\|")
+				cells[j] = strings.ReplaceAll(Escape(mdCell(c.Unit, c.display(v))), "|", "\\|")
 			}
 			b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 		}
 		for _, n := range t.Notes {
-			b.WriteString("\n_" + n + "_\n")
+			b.WriteString("\n_" + Escape(n) + "_\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -118,14 +118,14 @@ func Text(w io.Writer, ts []*Table) error {
 			b.WriteByte('\n')
 		}
 		if t.Title != "" {
-			b.WriteString(t.Title)
+			b.WriteString(Escape(t.Title))
 			b.WriteByte('\n')
 		}
 		head := make([]string, len(t.Columns))
 		width := make([]int, len(t.Columns))
 		right := make([]bool, len(t.Columns))
 		for i, c := range t.Columns {
-			head[i] = textHeader(c)
+			head[i] = Escape(textHeader(c))
 			width[i] = utf8.RuneCountInString(head[i])
 			right[i] = c.Unit != ""
 		}
@@ -137,7 +137,7 @@ func Text(w io.Writer, ts []*Table) error {
 				if i < len(row) {
 					v = row[i]
 				}
-				s := textCell(t.Columns[i].Unit, t.Columns[i].display(v), t.Columns[i].Sig3)
+				s := Escape(textCell(t.Columns[i].Unit, t.Columns[i].display(v), t.Columns[i].Sig3))
 				if m := t.Columns[i].Max; m > 1 && utf8.RuneCountInString(s) > m {
 					s = string([]rune(s)[:m-1]) + "…"
 				}
@@ -151,7 +151,7 @@ func Text(w io.Writer, ts []*Table) error {
 		}
 		for _, n := range t.Notes {
 			b.WriteString("note: ")
-			b.WriteString(n)
+			b.WriteString(Escape(n))
 			b.WriteByte('\n')
 		}
 	}

@@ -2,9 +2,10 @@ package chat
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // Template is a parsed chat template.
@@ -69,7 +70,7 @@ func set(names ...string) map[string]bool {
 
 // ParseFile reads and parses a template file.
 func ParseFile(path string) (*Template, error) {
-	src, err := os.ReadFile(path)
+	src, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("chat template: %v", err)
 	}

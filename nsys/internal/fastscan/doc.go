@@ -6,8 +6,10 @@
 // (one goroutine uses it), and closes it at the end. Nothing reaches into
 // another package's connections.
 //
-// Values are int64; a NULL reads 0 with its bit set in the row's NULL
-// mask (bit i for column i, so at most 32 columns). Rows come row-major,
+// Values are int64; a NULL, and any value that is not an integer (text,
+// blob, real: SQLite columns hold any type), reads 0 with its bit set in
+// the row's NULL mask (bit i for column i, so at most 32 columns): a
+// value is never converted. Rows come row-major,
 // up to BatchRows per call of fn.
 //
 // The scanner is built with cgo on Linux and macOS; it calls the SQLite

@@ -27,7 +27,7 @@ const char *sqlite3_errstr(int);
 #define FS_OPEN_NOMUTEX  0x00008000
 #define FS_ROW 100
 #define FS_DONE 101
-#define FS_NULL 5
+#define FS_INTEGER 1
 
 static int fs_open(_GoString_ uri, sqlite3** db) {
 	// _GoString_ is not NUL-terminated: the caller passes a URI ending in
@@ -55,7 +55,9 @@ static int fs_step_batch(sqlite3_stmt* st, int ncol, long long* vals, unsigned i
 		unsigned int m = 0;
 		for (int i = 0; i < ncol; i++) {
 			sqlite3_value* x = sqlite3_column_value(st, i);
-			if (sqlite3_value_type(x) == FS_NULL) {
+			// NULL, and any value that is not an integer (text, blob,
+			// real), is flagged rather than converted.
+			if (sqlite3_value_type(x) != FS_INTEGER) {
 				m |= 1u << i;
 				v[i] = 0;
 			} else {
@@ -89,7 +91,8 @@ const Available = true
 // scan reads each page once), runs query (whose ncol
 // columns, at most 32, are all integers) with args bound to ?1, ?2..., and
 // calls fn with batches of rows: vals holds len(nulls) rows of ncol values
-// each; bit i of nulls[r] is set when column i of row r is NULL. vals and
+// each; bit i of nulls[r] is set when column i of row r is NULL or not an
+// integer (its value then reads 0). vals and
 // nulls are reused after fn returns. ctx is checked between batches.
 func Scan(ctx context.Context, file, query string, args []int64, ncol int, fn func(vals []int64, nulls []uint32) error) error {
 	if ncol > 32 || ncol < 1 {
