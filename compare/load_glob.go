@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/servecmp/servecmp/benchmark"
@@ -17,8 +16,9 @@ import (
 // --records-a/-b and --profile-a/-b value is a file, a glob pattern
 // (expanded here, so a quoted 'a-run*.json' works in any shell and on any
 // OS) or a directory (its files of the flag's kind, in name order). The
-// expansion is in name order per value, values in the order given, and a
-// file named twice is read once.
+// expansion is in name order per value, values in the order given; a
+// file named twice (by two values or overlapping patterns) is kept twice,
+// so that LoadInput refuses the same run given twice.
 
 // pathKind is what a flag's directory expansion keeps.
 type pathKind int
@@ -57,11 +57,7 @@ func expandAll(flag string, values []string, kind pathKind) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %v", flag, v, err)
 		}
-		for _, f := range files {
-			if !slices.Contains(out, f) {
-				out = append(out, f)
-			}
-		}
+		out = append(out, files...) // a file named twice stays twice: LoadInput refuses it
 	}
 	return out, nil
 }

@@ -45,7 +45,7 @@ func TestExpand(t *testing.T) {
 		{"glob sorted", Paths{A: j("a-run*.json")}, Paths{A: j("a-run1.json", "a-run2.json")}, ""},
 		{"directory by kind", Paths{A: j("."), RecordsA: j("."), ProfilesA: j(".")},
 			Paths{A: j("a-run1.json", "a-run2.json"), RecordsA: j("a-run1.records.jsonl"), ProfilesA: j("old-profile.json", "profile.json")}, ""},
-		{"twice read once", Paths{B: j("a-run2.json", "a-run?.json")}, Paths{B: j("a-run2.json", "a-run1.json")}, ""},
+		{"twice kept twice (LoadInput refuses it)", Paths{B: j("a-run2.json", "a-run?.json")}, Paths{B: j("a-run2.json", "a-run1.json", "a-run2.json")}, ""},
 		{"literal kept", Paths{A: []string{"missing.json"}}, Paths{A: []string{"missing.json"}}, ""},
 		{"no match", Paths{B: j("b-run*.json")}, Paths{}, "--b " + filepath.Join(dir, "b-run*.json") + ": no file matches"},
 		{"empty directory", Paths{RecordsB: j("empty")}, Paths{}, "--records-b " + filepath.Join(dir, "empty") + ": directory holds no records file"},
