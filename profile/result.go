@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
 // Result is a profile run's result file: benchmark's result with the
@@ -96,4 +98,18 @@ func WindowWork(recs []benchmark.Record, from, to float64) Work {
 		}
 	}
 	return w
+}
+
+// WriteResult writes res as indented JSON to the file path (atomicfile),
+// or to stdout when path is "-". An error writing the file names it.
+func WriteResult(path string, stdout io.Writer, res *Result) error {
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if b = append(b, '\n'); path == "-" {
+		_, err = stdout.Write(b)
+		return err
+	}
+	return atomicfile.Write(path, b)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/cli"
-	"github.com/servecmp/servecmp/internal/present"
+	"github.com/servecmp/servecmp/internal/emit"
 )
 
 // benchFlags are the benchmark command's flags: the run's options, and
@@ -138,37 +138,8 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 	}
 	// The result is written even when the records could not be; the
 	// records' failure is then the error reported.
-	if werr := writeBenchmark(e, f.out, res, f.maxFailedShare); err == nil {
+	if werr := emit.Benchmark(e.stdout, e.stderr, f.out, res, f.maxFailedShare); err == nil {
 		return werr
 	}
 	return fmt.Errorf("writing %v", err) // the error names the file
-}
-
-// writeBenchmark writes the result file, the text summary and the
-// warnings, and turns the outcome into the exit status.
-func writeBenchmark(e *env, out string, res *benchmark.Result, maxFailed float64) error {
-	var outErr error
-	text := e.stdout
-	if out != "" {
-		outErr = benchmark.WriteResult(out, e.stdout, res)
-	}
-	if out == "-" {
-		text = e.stderr
-	}
-	if err := present.WriteBenchmarkText(text, res); err != nil {
-		return err
-	}
-	e.warn(res.Warnings...)
-	switch {
-	case outErr != nil:
-		return fmt.Errorf("writing %v", outErr) // the error names the file
-	case res.Incomplete:
-		return errors.New("interrupted: the result is marked incomplete")
-	case res.Summary.RequestsOK == 0:
-		return &cli.ExitError{Code: cli.ExitTooManyFailures, Err: fmt.Errorf("no request succeeded (%d failed: %s)", res.Summary.RequestsFailed, present.FailureClasses(res.Summary.FailedByClass))}
-	case res.FailedShare() > maxFailed:
-		return &cli.ExitError{Code: cli.ExitTooManyFailures, Err: fmt.Errorf("%.1f%% of the requests failed, more than --max-failed-share %g allows (last step: %s)",
-			100*res.FailedShare(), maxFailed, present.FailureClasses(res.Summary.FailedByClass))}
-	}
-	return nil
 }

@@ -3,18 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/compare"
-	"github.com/servecmp/servecmp/compare/html"
-	"github.com/servecmp/servecmp/compare/plots"
-	"github.com/servecmp/servecmp/compare/xlsx"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/cli"
+	"github.com/servecmp/servecmp/internal/emit"
 	"github.com/servecmp/servecmp/internal/present"
 	"github.com/servecmp/servecmp/internal/table"
 )
@@ -90,32 +87,12 @@ func runCompare(ctx context.Context, e *env, f *compareFlags) error {
 	if err := present.WriteComparison(e.stdout, rep, format); err != nil {
 		return err
 	}
-	warnings = append(warnings, rep.Warnings...)
-	defer func() { e.warn(warnings...) }()
-	if f.xlsxPath != "" {
-		if err := xlsx.WriteFile(f.xlsxPath, rep); err != nil {
-			return fmt.Errorf("--xlsx %s: %w", f.xlsxPath, err)
-		}
-		fmt.Fprintln(e.stderr, "servecmp compare: wrote", f.xlsxPath)
-	}
-	if f.htmlPath != "" {
-		if err := html.WriteFile(f.htmlPath, rep, html.Options{}); err != nil {
-			return fmt.Errorf("--html %s: %w", f.htmlPath, err)
-		}
-		fmt.Fprintln(e.stderr, "servecmp compare: wrote", f.htmlPath)
-	}
-	if f.plotDir == "" {
-		return notComparable(rep)
-	}
-	files, err := writePlots(f.plotDir, rep)
+	files := emit.Files{XLSX: f.xlsxPath, HTML: f.htmlPath, Plots: f.plotDir, Flags: true,
+		Wrote: func(p string) { fmt.Fprintln(e.stderr, "servecmp compare: wrote", p) }}
+	more, err := files.Write(rep)
+	e.warn(slices.Concat(warnings, rep.Warnings, more)...)
 	if err != nil {
 		return err
-	}
-	for _, p := range files {
-		fmt.Fprintln(e.stderr, "servecmp compare: wrote", p)
-	}
-	if len(files) == 0 {
-		warnings = append(warnings, "no plot written to "+f.plotDir+": latency CDFs need --records-a/--records-b, load curves sweep results, region bars --profile-a/--profile-b")
 	}
 	return notComparable(rep)
 }
@@ -127,15 +104,4 @@ func notComparable(rep *compare.Report) error {
 		return nil
 	}
 	return &cli.ExitError{Code: cli.ExitNotComparable, Err: fmt.Errorf("NOT COMPARABLE: %s differ(s); declare intended differences with --intentional", strings.Join(rep.NotComparable, ", "))}
-}
-
-func writePlots(dir string, rep *compare.Report) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("--plots %s: %w", dir, err)
-	}
-	files, err := plots.Write(dir, rep)
-	if err != nil {
-		return nil, fmt.Errorf("--plots %s: %w", dir, err)
-	}
-	return files, nil
 }

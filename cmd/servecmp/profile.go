@@ -1,16 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/internal/atomicfile"
-	"github.com/servecmp/servecmp/internal/present"
+	"github.com/servecmp/servecmp/internal/emit"
 	"github.com/servecmp/servecmp/profile"
 )
 
@@ -58,41 +56,9 @@ func runProfile(e *env, c *cobra.Command, f *benchFlags, o *profile.Options) err
 	if res == nil {
 		return runErr
 	}
-	werr := writeProfile(e, f.out, res)
+	werr := emit.Profile(e.stdout, e.stderr, f.out, res)
 	if recErr != nil {
 		werr = errors.Join(werr, errors.New("writing "+recErr.Error()))
 	}
 	return errors.Join(runErr, werr)
-}
-
-// writeProfile writes the result file, the text summary and the
-// warnings, and turns the outcome into the exit status, as benchmark does.
-func writeProfile(e *env, out string, res *profile.Result) error {
-	var outErr error
-	text := e.stdout
-	if out != "" {
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		if b = append(b, '\n'); out == "-" {
-			_, outErr = e.stdout.Write(b)
-			text = e.stderr
-		} else {
-			outErr = atomicfile.Write(out, b)
-		}
-	}
-	if err := present.WriteProfileText(text, res); err != nil {
-		return err
-	}
-	e.warn(res.Warnings...)
-	switch {
-	case outErr != nil:
-		return fmt.Errorf("writing %v", outErr)
-	case res.Incomplete:
-		return errors.New("interrupted: the result is marked incomplete")
-	case res.Summary.RequestsOK == 0:
-		return fmt.Errorf("no request succeeded (%d failed: %s)", res.Summary.RequestsFailed, present.FailureClasses(res.Summary.FailedByClass))
-	}
-	return nil
 }

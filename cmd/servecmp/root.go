@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/internal/cli"
-	"github.com/servecmp/servecmp/internal/redact"
+	"github.com/servecmp/servecmp/internal/emit"
 )
 
 // version and commit are set at build time with -ldflags "-X main.version=...".
@@ -26,11 +25,7 @@ type env struct {
 
 // warn prints warnings to stderr, one line each under the one warning
 // prefix. Commands call it after writing their data to stdout.
-func (e *env) warn(warnings ...string) {
-	for _, w := range warnings {
-		fmt.Fprintf(e.stderr, "servecmp: warning: %s\n", redact.Text(w))
-	}
-}
+func (e *env) warn(warnings ...string) { emit.Warn(e.stderr, warnings...) }
 
 // usagef returns a usage error (exit code 2).
 var usagef = cli.Usagef
