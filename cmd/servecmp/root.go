@@ -66,6 +66,6 @@ func newRootCmd(e *env) *cobra.Command {
 		newCompareCmd(e),
 		newRunCmd(e),
 	)
-	addHelp(root)
+	cli.AddHelp(root, helpFiles)
 	return root
 }
