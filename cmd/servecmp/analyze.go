@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,7 +10,7 @@ import (
 	"github.com/servecmp/servecmp/classify"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/cli"
-	"github.com/servecmp/servecmp/internal/present"
+	"github.com/servecmp/servecmp/internal/emit"
 	"github.com/servecmp/servecmp/internal/table"
 	"github.com/servecmp/servecmp/rules"
 )
@@ -22,7 +21,7 @@ type analyzeFlags struct {
 	rulesFile, rulesAdd string
 	top                 int
 	format              string
-	enc                 table.Encoder // the encoder of format, set by checkOutput
+	enc                 table.Encoder // the encoder of format, nil for JSON; set by checkOutput
 	save                string
 	explain             bool
 }
@@ -59,8 +58,8 @@ func addOutputFlags(cmd *cobra.Command, f *analyzeFlags) {
 }
 
 // checkOutput checks --format, through the encoder registry, and --top.
-// JSON is written from the saved type (classify.Report.WriteJSON), every
-// other format from the present tables.
+// JSON is written from the saved type (classify.Report.WriteJSON: enc
+// nil), every other format from the present tables.
 func (f *analyzeFlags) checkOutput() error {
 	name, enc, err := table.Lookup(f.format)
 	if err != nil {
@@ -69,7 +68,9 @@ func (f *analyzeFlags) checkOutput() error {
 	if f.top < 0 {
 		return usagef("--top %d: want 0 or more", f.top)
 	}
-	f.format, f.enc = name, enc
+	if f.enc = enc; name == "json" {
+		f.enc = nil
+	}
 	return nil
 }
 
@@ -97,7 +98,7 @@ func runAnalyze(ctx context.Context, e *env, f *analyzeFlags, args []string) err
 	if err != nil {
 		return err
 	}
-	return output(e, f, rep)
+	return emit.Analysis(e.stdout, e.stderr, rep, f.save, f.enc, f.top)
 }
 
 func runMerge(e *env, f *analyzeFlags, args []string) error {
@@ -111,28 +112,7 @@ func runMerge(e *env, f *analyzeFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	return output(e, f, rep)
-}
-
-// output saves the summary when --save asks, writes the report to stdout
-// in the chosen format, then the warnings to stderr.
-func output(e *env, f *analyzeFlags, rep *classify.Report) error {
-	if f.save != "" {
-		if err := atomicfile.WriteFunc(f.save, rep.WriteSummary); err != nil {
-			return fmt.Errorf("--save %w", err)
-		}
-	}
-	var err error
-	if f.format == "json" {
-		err = rep.Trim(f.top).WriteJSON(e.stdout)
-	} else {
-		err = f.enc(e.stdout, present.Analysis(rep, f.top))
-	}
-	if err != nil {
-		return fmt.Errorf("writing output: %w", err)
-	}
-	e.warn(rep.Warnings...)
-	return nil
+	return emit.Analysis(e.stdout, e.stderr, rep, f.save, f.enc, f.top)
 }
 
 func newMergeCmd(e *env) *cobra.Command {

@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/internal/atomicfile"
-	"github.com/servecmp/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/internal/emit"
 	"github.com/servecmp/servecmp/internal/present"
 	"github.com/servecmp/servecmp/internal/table"
@@ -65,11 +63,8 @@ func runCompare(ctx context.Context, e *env, f *compareFlags) error {
 	if err != nil {
 		return usagef("compare: --format: %v", err)
 	}
-	if f.alpha <= 0 || f.alpha >= 1 {
-		return usagef("compare: --alpha must be in (0, 1), got %g", f.alpha)
-	}
-	if f.resamples < 1 || f.resamples > compare.MaxResamples {
-		return usagef("compare: --resamples must be in [1, %d], got %d", compare.MaxResamples, f.resamples)
+	if err := compare.CheckTests(f.alpha, f.resamples); err != nil {
+		return usagef("compare: %v", err)
 	}
 	p := f.paths
 	if err := atomicfile.Check("--html", f.htmlPath, slices.Concat(p.A, p.B, p.RecordsA, p.RecordsB, p.ProfilesA, p.ProfilesB, []string{p.Check})...); err != nil {
@@ -94,14 +89,5 @@ func runCompare(ctx context.Context, e *env, f *compareFlags) error {
 	if err != nil {
 		return err
 	}
-	return notComparable(rep)
-}
-
-// notComparable is the exit status of a complete report: exit 3 when it
-// says NOT COMPARABLE, so that a pipeline cannot take its verdicts.
-func notComparable(rep *compare.Report) error {
-	if rep.Comparable {
-		return nil
-	}
-	return &cli.ExitError{Code: cli.ExitNotComparable, Err: fmt.Errorf("NOT COMPARABLE: %s differ(s); declare intended differences with --intentional", strings.Join(rep.NotComparable, ", "))}
+	return emit.NotComparable(rep)
 }

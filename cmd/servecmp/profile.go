@@ -2,12 +2,10 @@ package main
 
 import (
 	"errors"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/emit"
 	"github.com/servecmp/servecmp/profile"
 )
@@ -36,20 +34,7 @@ func runProfile(e *env, c *cobra.Command, f *benchFlags, o *profile.Options) err
 	if err != nil {
 		return err
 	}
-	var res *profile.Result
-	var runErr, recErr error
-	run := func() { res, runErr = profile.Run(c.Context(), cfg, *o) }
-	if f.records == "" {
-		run()
-	} else {
-		recErr = atomicfile.WriteFunc(f.records, func(w io.Writer) error {
-			cfg.OnRecord = benchmark.NewRecordWriter(w).Write
-			if run(); res == nil {
-				return runErr // no run: no records file
-			}
-			return nil // the records are kept even when the profiler failed
-		})
-	}
+	res, runErr, recErr := profile.RunRecorded(c.Context(), cfg, *o, f.records)
 	if ce := (*benchmark.ConfigError)(nil); errors.As(runErr, &ce) {
 		return usagef("%v", runErr)
 	}

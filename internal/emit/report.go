@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/compare"
@@ -14,6 +15,7 @@ import (
 	"github.com/servecmp/servecmp/compare/xlsx"
 	"github.com/servecmp/servecmp/experiment"
 	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/internal/present"
 )
 
@@ -97,4 +99,14 @@ func RunReport(stdout, stderr io.Writer, dir string, rep *compare.Report, slo be
 	_, err := stdout.Write(buf.Bytes())
 	Warn(stderr, rep.Warnings...)
 	return err
+}
+
+// NotComparable is the exit status of a complete comparison report: exit
+// 3 when it says NOT COMPARABLE, so that a pipeline cannot take its
+// verdicts; nil otherwise.
+func NotComparable(rep *compare.Report) error {
+	if rep.Comparable {
+		return nil
+	}
+	return &cli.ExitError{Code: cli.ExitNotComparable, Err: fmt.Errorf("NOT COMPARABLE: %s differ(s); declare intended differences with --intentional", strings.Join(rep.NotComparable, ", "))}
 }
