@@ -34,14 +34,14 @@ func runProfile(e *env, c *cobra.Command, f *benchFlags, o *profile.Options) err
 	if err != nil {
 		return err
 	}
-	res, runErr, recErr := profile.RunRecorded(c.Context(), cfg, *o, f.records)
+	res, runErr, recErr := profile.RunRecorded(c.Context(), cfg, *o, f.Records)
 	if ce := (*benchmark.ConfigError)(nil); errors.As(runErr, &ce) {
 		return usagef("%v", runErr)
 	}
 	if res == nil {
 		return runErr
 	}
-	werr := emit.Profile(e.stdout, e.stderr, f.out, res)
+	werr := emit.Profile(e.stdout, e.stderr, f.Out, res)
 	if recErr != nil {
 		werr = errors.Join(werr, errors.New("writing "+recErr.Error()))
 	}
