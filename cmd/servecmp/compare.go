@@ -53,7 +53,7 @@ func newCompareCmd(e *env) *cobra.Command {
 }
 
 // runCompare checks the flags, loads the files, compares, and writes the
-// report to stdout, the workbook and plots to their files, and the
+// report to stdout, the workbook, page and plots to their files, and the
 // warnings to stderr last.
 func runCompare(ctx context.Context, e *env, f *compareFlags) error {
 	if len(f.paths.A) == 0 || len(f.paths.B) == 0 {
