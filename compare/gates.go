@@ -8,6 +8,19 @@ import (
 // latency statistic keeps every resample in memory.
 const MaxResamples = 1_000_000
 
+// CheckTests checks the test settings a user gives: the significance
+// level alpha in (0, 1) and the bootstrap resamples in [1,
+// MaxResamples]. Its messages name the flags (--alpha, --resamples).
+func CheckTests(alpha float64, resamples int) error {
+	if alpha <= 0 || alpha >= 1 {
+		return fmt.Errorf("--alpha must be in (0, 1), got %g", alpha)
+	}
+	if resamples < 1 || resamples > MaxResamples {
+		return fmt.Errorf("--resamples must be in [1, %d], got %d", MaxResamples, resamples)
+	}
+	return nil
+}
+
 // requireSummaries refuses a run whose result carries no summary: one in
 // which no request was counted at all (ok, failed, cancelled or not
 // sent). Such a file would compare as zeros.

@@ -74,3 +74,18 @@ func TestCompareStopsOnCancel(t *testing.T) {
 		t.Fatal("more resamples than MaxResamples accepted")
 	}
 }
+
+func TestCheckTests(t *testing.T) {
+	for _, tc := range []struct {
+		alpha     float64
+		resamples int
+		want      string
+	}{
+		{0.05, 2000, ""}, {0, 10, "--alpha"}, {1, 10, "--alpha"}, {0.1, 0, "--resamples"}, {0.1, MaxResamples + 1, "--resamples"},
+	} {
+		err := CheckTests(tc.alpha, tc.resamples)
+		if (err == nil) != (tc.want == "") || (err != nil && !strings.HasPrefix(err.Error(), tc.want)) {
+			t.Errorf("CheckTests(%g, %d) = %v; want %q", tc.alpha, tc.resamples, err, tc.want)
+		}
+	}
+}

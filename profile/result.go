@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/infile"
 )
 
@@ -105,4 +107,18 @@ func WindowWork(recs []benchmark.Record, from, to float64) Work {
 		}
 	}
 	return w
+}
+
+// WriteResult writes res as indented JSON to the file path (atomicfile),
+// or to stdout when path is "-". An error writing the file names it.
+func WriteResult(path string, stdout io.Writer, res *Result) error {
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if b = append(b, '\n'); path == "-" {
+		_, err = stdout.Write(b)
+		return err
+	}
+	return atomicfile.Write(path, b)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,6 +10,7 @@ import (
 	"github.com/servecmp/servecmp/classify"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/cli"
+	"github.com/servecmp/servecmp/internal/emit"
 	"github.com/servecmp/servecmp/internal/present"
 	"github.com/servecmp/servecmp/internal/table"
 	"github.com/servecmp/servecmp/rules"
@@ -22,7 +22,7 @@ type analyzeFlags struct {
 	rulesFile, rulesAdd string
 	top                 int
 	format              string
-	enc                 table.Encoder // the encoder of format, set by checkOutput
+	enc                 table.Encoder // the encoder of format, nil for JSON; set by checkOutput
 	save                string
 	explain             bool
 	csvDir              string
@@ -57,12 +57,12 @@ func newAnalyzeCmd(e *env) *cobra.Command {
 func addOutputFlags(cmd *cobra.Command, f *analyzeFlags) {
 	cmd.Flags().IntVar(&f.top, "top", 10, "show the top `N` unmapped names and shapes per region (0: all)")
 	cmd.Flags().StringVar(&f.format, "format", "text", "output `FORMAT`: "+strings.Join(table.Formats(), ", "))
-	cmd.Flags().StringVar(&f.csvDir, "csv-dir", "", csvDirUsage)
+	cmd.Flags().StringVar(&f.csvDir, "csv-dir", "", emit.CSVDirUsage)
 }
 
 // checkOutput checks --format, through the encoder registry, and --top.
-// JSON is written from the saved type (classify.Report.WriteJSON), every
-// other format from the present tables.
+// JSON is written from the saved type (classify.Report.WriteJSON: enc
+// nil), every other format from the present tables.
 func (f *analyzeFlags) checkOutput() error {
 	name, enc, err := table.Lookup(f.format)
 	if err != nil {
@@ -71,7 +71,9 @@ func (f *analyzeFlags) checkOutput() error {
 	if f.top < 0 {
 		return usagef("--top %d: want 0 or more", f.top)
 	}
-	f.format, f.enc = name, enc
+	if f.enc = enc; name == "json" {
+		f.enc = nil
+	}
 	return nil
 }
 
@@ -99,7 +101,7 @@ func runAnalyze(ctx context.Context, e *env, f *analyzeFlags, args []string) err
 	if err != nil {
 		return err
 	}
-	return output(e, f, rep)
+	return emit.Analysis(e.stdout, e.stderr, rep, f.save, f.enc, f.top)
 }
 
 func runMerge(e *env, f *analyzeFlags, args []string) error {
@@ -113,32 +115,12 @@ func runMerge(e *env, f *analyzeFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	return output(e, f, rep)
-}
-
-// output saves the summary when --save asks, writes the report to stdout
-// in the chosen format, then the warnings to stderr.
-func output(e *env, f *analyzeFlags, rep *classify.Report) error {
-	if f.save != "" {
-		if err := atomicfile.WriteFunc(f.save, rep.WriteSummary); err != nil {
-			return fmt.Errorf("--save %w", err)
-		}
-	}
-	var err error
-	if f.format == "json" {
-		err = rep.Trim(f.top).WriteJSON(e.stdout)
-	} else {
-		err = f.enc(e.stdout, present.Analysis(rep, f.top))
-	}
-	if err != nil {
-		return fmt.Errorf("writing output: %w", err)
+	if err := emit.Analysis(e.stdout, e.stderr, rep, f.save, f.enc, f.top); err != nil {
+		return err
 	}
 	if f.csvDir != "" {
-		if err := writeCSVDir(e, f.csvDir, present.Analysis(rep, f.top)); err != nil {
-			return err
-		}
+		return emit.CSVDir(e.stderr, f.csvDir, present.Analysis(rep, f.top))
 	}
-	e.warn(rep.Warnings...)
 	return nil
 }
 

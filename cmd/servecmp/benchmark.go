@@ -10,17 +10,15 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/cli"
-	"github.com/servecmp/servecmp/internal/present"
+	"github.com/servecmp/servecmp/internal/emit"
 )
 
 // benchFlags are the benchmark command's flags: the run's options, and
 // where its result, records and progress go.
 type benchFlags struct {
 	benchmark.Options
-	out, records, progress string
-	maxFailedShare         float64
+	benchmark.Outputs
 }
 
 func newBenchmarkCmd(e *env) *cobra.Command {
@@ -61,34 +59,11 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.MetricsURL, "metrics-url", "", `Prometheus endpoint scraped every 500 ms (default URL/metrics; "none" to skip)`)
 	fs.StringArrayVar(&f.Manifest, "manifest", nil, "manifest field key=value (repeatable; overrides detected values); keys: "+strings.Join(benchmark.ManifestKeys(), ", "))
 	fs.StringVar(&f.ManifestFile, "manifest-file", "", "manifest fields as a JSON object or key=value lines")
-	fs.StringVar(&f.out, "out", "", `result JSON file ("-": stdout, and the text summary goes to stderr)`)
-	fs.StringVar(&f.records, "records", "", "per-request records (JSON Lines), streamed as requests end and put in place when the run ends")
+	fs.StringVar(&f.Out, "out", "", `result JSON file ("-": stdout, and the text summary goes to stderr)`)
+	fs.StringVar(&f.Records, "records", "", "per-request records (JSON Lines), streamed as requests end and put in place when the run ends")
 	fs.StringVar(&f.SLO, "slo", "", "service-level objective, e.g. ttft_ms:p99<=500,tpot_ms:p99<=50,e2e_ms<=2000: adds goodput, attainment and (sweeps) capacity")
-	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), on or off")
-	fs.Float64Var(&f.maxFailedShare, "max-failed-share", benchmark.DefaultMaxFailedShare, "exit 4 when a larger share of the requests failed (0 to 1; 1 never)")
-}
-
-// checkOutputs checks --progress and the output paths before anything is
-// read or sent.
-func (f *benchFlags) checkOutputs() error {
-	switch {
-	case f.progress != "auto" && f.progress != "on" && f.progress != "off":
-		return usagef("--progress %q: want auto, on or off", f.progress)
-	case !(f.maxFailedShare >= 0 && f.maxFailedShare <= 1):
-		return usagef("--max-failed-share %g: want a share from 0 to 1", f.maxFailedShare)
-	}
-	if f.out != "-" {
-		if err := atomicfile.Check("--out", f.out, f.Workload, f.ManifestFile); err != nil {
-			return usagef("%v", err)
-		}
-	}
-	if err := atomicfile.Check("--records", f.records, f.Workload, f.ManifestFile); err != nil {
-		return usagef("%v", err)
-	}
-	if err := atomicfile.CheckDistinct([]string{"--out", "--records"}, []string{f.out, f.records}); err != nil {
-		return usagef("%v", err)
-	}
-	return nil
+	fs.StringVar(&f.Progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), on or off")
+	fs.Float64Var(&f.MaxFailedShare, "max-failed-share", benchmark.DefaultMaxFailedShare, "exit 4 when a larger share of the requests failed (0 to 1; 1 never)")
 }
 
 // optionError turns the package's option errors into usage errors naming
@@ -104,8 +79,8 @@ func optionError(err error) error {
 // config checks the outputs, then turns the flags into a run's
 // configuration.
 func (f *benchFlags) config(c *cobra.Command) (benchmark.Config, error) {
-	if err := f.checkOutputs(); err != nil {
-		return benchmark.Config{}, err
+	if err := f.Check(f.Workload, f.ManifestFile); err != nil {
+		return benchmark.Config{}, usagef("%v", err)
 	}
 	f.Set = c.Flags().Changed
 	cfg, err := f.Config()
@@ -125,10 +100,10 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 	}
 	cfg.Progress = &benchmark.Progress{}
 	stopProgress := func() {}
-	if f.progress == "on" || (f.progress == "auto" && cli.IsTerminal(e.stderr)) {
+	if f.ShowsProgress(cli.IsTerminal(e.stderr)) {
 		stopProgress = benchmark.ShowProgress(e.stderr, cfg.Progress, 250*time.Millisecond)
 	}
-	res, err := benchmark.RunRecorded(c.Context(), cfg, f.records)
+	res, err := benchmark.RunRecorded(c.Context(), cfg, f.Records)
 	stopProgress()
 	if ce := (*benchmark.ConfigError)(nil); errors.As(err, &ce) {
 		return usagef("%v", err)
@@ -138,37 +113,8 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 	}
 	// The result is written even when the records could not be; the
 	// records' failure is then the error reported.
-	if werr := writeBenchmark(e, f.out, res, f.maxFailedShare); err == nil {
+	if werr := emit.Benchmark(e.stdout, e.stderr, f.Out, res, f.MaxFailedShare); err == nil {
 		return werr
 	}
 	return fmt.Errorf("writing %v", err) // the error names the file
-}
-
-// writeBenchmark writes the result file, the text summary and the
-// warnings, and turns the outcome into the exit status.
-func writeBenchmark(e *env, out string, res *benchmark.Result, maxFailed float64) error {
-	var outErr error
-	text := e.stdout
-	if out != "" {
-		outErr = benchmark.WriteResult(out, e.stdout, res)
-	}
-	if out == "-" {
-		text = e.stderr
-	}
-	if err := present.WriteBenchmarkText(text, res); err != nil {
-		return err
-	}
-	e.warn(res.Warnings...)
-	switch {
-	case outErr != nil:
-		return fmt.Errorf("writing %v", outErr) // the error names the file
-	case res.Incomplete:
-		return errors.New("interrupted: the result is marked incomplete")
-	case res.Summary.RequestsOK == 0:
-		return &cli.ExitError{Code: cli.ExitTooManyFailures, Err: fmt.Errorf("no request succeeded (%d failed: %s)", res.Summary.RequestsFailed, present.FailureClasses(res.Summary.FailedByClass))}
-	case res.FailedShare() > maxFailed:
-		return &cli.ExitError{Code: cli.ExitTooManyFailures, Err: fmt.Errorf("%.1f%% of the requests failed, more than --max-failed-share %g allows (last step: %s)",
-			100*res.FailedShare(), maxFailed, present.FailureClasses(res.Summary.FailedByClass))}
-	}
-	return nil
 }

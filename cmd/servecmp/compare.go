@@ -3,18 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/compare"
-	"github.com/servecmp/servecmp/compare/html"
-	"github.com/servecmp/servecmp/compare/plots"
-	"github.com/servecmp/servecmp/compare/xlsx"
 	"github.com/servecmp/servecmp/internal/atomicfile"
-	"github.com/servecmp/servecmp/internal/cli"
+	"github.com/servecmp/servecmp/internal/emit"
 	"github.com/servecmp/servecmp/internal/present"
 	"github.com/servecmp/servecmp/internal/table"
 )
@@ -52,7 +47,7 @@ func newCompareCmd(e *env) *cobra.Command {
 	fl.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples for latency intervals")
 	fl.Uint64Var(&f.seed, "seed", 1, "bootstrap seed")
 	fl.StringVar(&f.format, "format", "text", "output format: text, markdown, json or csv (one long table: table,row,key,column,unit,value)")
-	fl.StringVar(&f.csvDir, "csv-dir", "", csvDirUsage)
+	fl.StringVar(&f.csvDir, "csv-dir", "", emit.CSVDirUsage)
 	fl.StringVar(&f.xlsxPath, "xlsx", "", "also write a review workbook to this .xlsx file")
 	fl.StringVar(&f.plotDir, "plots", "", "also write PNG and SVG plots into this directory")
 	fl.StringVar(&f.htmlPath, "html", "", "also write the report as one self-contained HTML page (plots inline) to this file")
@@ -60,7 +55,7 @@ func newCompareCmd(e *env) *cobra.Command {
 }
 
 // runCompare checks the flags, loads the files, compares, and writes the
-// report to stdout, the workbook and plots to their files, and the
+// report to stdout, the workbook, page and plots to their files, and the
 // warnings to stderr last.
 func runCompare(ctx context.Context, e *env, f *compareFlags) error {
 	if len(f.paths.A) == 0 || len(f.paths.B) == 0 {
@@ -70,11 +65,8 @@ func runCompare(ctx context.Context, e *env, f *compareFlags) error {
 	if err != nil {
 		return usagef("compare: --format: %v", err)
 	}
-	if f.alpha <= 0 || f.alpha >= 1 {
-		return usagef("compare: --alpha must be in (0, 1), got %g", f.alpha)
-	}
-	if f.resamples < 1 || f.resamples > compare.MaxResamples {
-		return usagef("compare: --resamples must be in [1, %d], got %d", compare.MaxResamples, f.resamples)
+	if err := compare.CheckTests(f.alpha, f.resamples); err != nil {
+		return usagef("compare: %v", err)
 	}
 	if err := f.paths.CheckOutputs(f.xlsxPath, f.plotDir); err != nil {
 		return usagef("compare: %v", err)
@@ -95,57 +87,17 @@ func runCompare(ctx context.Context, e *env, f *compareFlags) error {
 	if err := present.WriteComparison(e.stdout, rep, format); err != nil {
 		return err
 	}
-	warnings = append(warnings, rep.Warnings...)
-	defer func() { e.warn(warnings...) }()
 	if f.csvDir != "" {
-		if err := writeCSVDir(e, f.csvDir, present.Comparison(rep)); err != nil {
+		if err := emit.CSVDir(e.stderr, f.csvDir, present.Comparison(rep)); err != nil {
 			return err
 		}
 	}
-	if f.xlsxPath != "" {
-		if err := xlsx.WriteFile(f.xlsxPath, rep); err != nil {
-			return fmt.Errorf("--xlsx %s: %w", f.xlsxPath, err)
-		}
-		fmt.Fprintln(e.stderr, "servecmp compare: wrote", f.xlsxPath)
-	}
-	if f.htmlPath != "" {
-		if err := html.WriteFile(f.htmlPath, rep, html.Options{}); err != nil {
-			return fmt.Errorf("--html %s: %w", f.htmlPath, err)
-		}
-		fmt.Fprintln(e.stderr, "servecmp compare: wrote", f.htmlPath)
-	}
-	if f.plotDir == "" {
-		return notComparable(rep)
-	}
-	files, err := writePlots(f.plotDir, rep)
+	files := emit.Files{XLSX: f.xlsxPath, HTML: f.htmlPath, Plots: f.plotDir, Flags: true,
+		Wrote: func(p string) { fmt.Fprintln(e.stderr, "servecmp compare: wrote", p) }}
+	more, err := files.Write(rep)
+	e.warn(slices.Concat(warnings, rep.Warnings, more)...)
 	if err != nil {
 		return err
 	}
-	for _, p := range files {
-		fmt.Fprintln(e.stderr, "servecmp compare: wrote", p)
-	}
-	if len(files) == 0 {
-		warnings = append(warnings, "no plot written to "+f.plotDir+": latency CDFs need --records-a/--records-b, load curves sweep results, region bars --profile-a/--profile-b")
-	}
-	return notComparable(rep)
-}
-
-// notComparable is the exit status of a complete report: exit 3 when it
-// says NOT COMPARABLE, so that a pipeline cannot take its verdicts.
-func notComparable(rep *compare.Report) error {
-	if rep.Comparable {
-		return nil
-	}
-	return &cli.ExitError{Code: cli.ExitNotComparable, Err: fmt.Errorf("NOT COMPARABLE: %s differ(s); declare intended differences with --intentional", strings.Join(rep.NotComparable, ", "))}
-}
-
-func writePlots(dir string, rep *compare.Report) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("--plots %s: %w", dir, err)
-	}
-	files, err := plots.Write(dir, rep)
-	if err != nil {
-		return nil, fmt.Errorf("--plots %s: %w", dir, err)
-	}
-	return files, nil
+	return emit.NotComparable(rep)
 }

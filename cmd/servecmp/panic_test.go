@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/servecmp/servecmp/internal/cli"
 	"strings"
 	"testing"
 )
@@ -33,7 +34,7 @@ func TestRunRecoversPanic(t *testing.T) {
 
 func TestProtectPassesExitCode(t *testing.T) {
 	var errb bytes.Buffer
-	if code := protect(&errb, func() int { return 2 }); code != 2 || errb.Len() != 0 {
+	if code := cli.Protect(&errb, func() int { return 2 }); code != 2 || errb.Len() != 0 {
 		t.Errorf("protect = %d, stderr %q; want 2 and nothing", code, errb.String())
 	}
 }

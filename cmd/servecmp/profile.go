@@ -1,16 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/internal/atomicfile"
-	"github.com/servecmp/servecmp/internal/present"
+	"github.com/servecmp/servecmp/internal/emit"
 	"github.com/servecmp/servecmp/profile"
 )
 
@@ -38,61 +34,16 @@ func runProfile(e *env, c *cobra.Command, f *benchFlags, o *profile.Options) err
 	if err != nil {
 		return err
 	}
-	var res *profile.Result
-	var runErr, recErr error
-	run := func() { res, runErr = profile.Run(c.Context(), cfg, *o) }
-	if f.records == "" {
-		run()
-	} else {
-		recErr = atomicfile.WriteFunc(f.records, func(w io.Writer) error {
-			cfg.OnRecord = benchmark.NewRecordWriter(w).Write
-			if run(); res == nil {
-				return runErr // no run: no records file
-			}
-			return nil // the records are kept even when the profiler failed
-		})
-	}
+	res, runErr, recErr := profile.RunRecorded(c.Context(), cfg, *o, f.Records)
 	if ce := (*benchmark.ConfigError)(nil); errors.As(runErr, &ce) {
 		return usagef("%v", runErr)
 	}
 	if res == nil {
 		return runErr
 	}
-	werr := writeProfile(e, f.out, res)
+	werr := emit.Profile(e.stdout, e.stderr, f.Out, res)
 	if recErr != nil {
 		werr = errors.Join(werr, errors.New("writing "+recErr.Error()))
 	}
 	return errors.Join(runErr, werr)
-}
-
-// writeProfile writes the result file, the text summary and the
-// warnings, and turns the outcome into the exit status, as benchmark does.
-func writeProfile(e *env, out string, res *profile.Result) error {
-	var outErr error
-	text := e.stdout
-	if out != "" {
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		if b = append(b, '\n'); out == "-" {
-			_, outErr = e.stdout.Write(b)
-			text = e.stderr
-		} else {
-			outErr = atomicfile.Write(out, b)
-		}
-	}
-	if err := present.WriteProfileText(text, res); err != nil {
-		return err
-	}
-	e.warn(res.Warnings...)
-	switch {
-	case outErr != nil:
-		return fmt.Errorf("writing %v", outErr)
-	case res.Incomplete:
-		return errors.New("interrupted: the result is marked incomplete")
-	case res.Summary.RequestsOK == 0:
-		return fmt.Errorf("no request succeeded (%d failed: %s)", res.Summary.RequestsFailed, present.FailureClasses(res.Summary.FailedByClass))
-	}
-	return nil
 }

@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/internal/cli"
-	"github.com/servecmp/servecmp/internal/redact"
-	"github.com/servecmp/servecmp/internal/table"
+	"github.com/servecmp/servecmp/internal/emit"
 )
 
 // version and commit are set at build time with -ldflags "-X main.version=...".
@@ -27,11 +25,7 @@ type env struct {
 
 // warn prints warnings to stderr, one line each under the one warning
 // prefix. Commands call it after writing their data to stdout.
-func (e *env) warn(warnings ...string) {
-	for _, w := range warnings {
-		fmt.Fprintf(e.stderr, "servecmp: warning: %s\n", table.Escape(redact.Text(w)))
-	}
-}
+func (e *env) warn(warnings ...string) { emit.Warn(e.stderr, warnings...) }
 
 // usagef returns a usage error (exit code 2).
 var usagef = cli.Usagef
@@ -40,7 +34,7 @@ var usagef = cli.Usagef
 // failure, 2 usage, 3 not comparable, 4 too many failed requests. Every
 // error line is scrubbed of URL credentials.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return protect(stderr, func() int {
+	return cli.Protect(stderr, func() int {
 		return cli.Run(ctx, newRootCmd(&env{stdout: stdout, stderr: stderr}), args, stdout, stderr)
 	})
 }
@@ -74,6 +68,6 @@ func newRootCmd(e *env) *cobra.Command {
 		newCompareCmd(e),
 		newRunCmd(e),
 	)
-	addHelp(root)
+	cli.AddHelp(root, helpFiles)
 	return root
 }

@@ -1,20 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/compare"
-	"github.com/servecmp/servecmp/compare/html"
-	"github.com/servecmp/servecmp/compare/plots"
-	"github.com/servecmp/servecmp/compare/xlsx"
 	"github.com/servecmp/servecmp/experiment"
-	"github.com/servecmp/servecmp/internal/atomicfile"
-	"github.com/servecmp/servecmp/internal/present"
+	"github.com/servecmp/servecmp/internal/emit"
 )
 
 func newRunCmd(e *env) *cobra.Command {
@@ -35,7 +29,7 @@ func newRunCmd(e *env) *cobra.Command {
 			self, _ := os.Executable()
 			_, err = experiment.Run(c.Context(), exp, out, experiment.RunOptions{Stderr: e.stderr, Self: self, Force: force,
 				Version: version, Commit: commit, Report: func(dir string, rep *compare.Report, slo benchmark.SLO) error {
-					return writeRunReport(e, dir, rep, slo)
+					return emit.RunReport(e.stdout, e.stderr, dir, rep, slo)
 				}})
 			return err
 		},
@@ -43,33 +37,4 @@ func newRunCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "output directory (required; made when missing)")
 	cmd.Flags().BoolVar(&force, "force", false, "redo every step, even those done with unchanged inputs")
 	return cmd
-}
-
-// writeRunReport writes report.txt (and prints it), the workbook and the
-// plots and the HTML page of a run's comparison into dir.
-func writeRunReport(e *env, dir string, rep *compare.Report, slo benchmark.SLO) error {
-	var buf bytes.Buffer
-	if err := present.WriteComparison(&buf, rep, "text"); err != nil {
-		return err
-	}
-	lines := compare.SLOLines(slo)
-	if err := xlsx.WriteFileWith(filepath.Join(dir, experiment.Workbook), rep, xlsx.Options{SLO: lines}); err != nil {
-		return err
-	}
-	pdir := filepath.Join(dir, experiment.PlotsDir)
-	if err := os.MkdirAll(pdir, 0o755); err != nil {
-		return err
-	}
-	if _, err := plots.WriteWith(pdir, rep, plots.Options{SLO: lines}); err != nil {
-		return err
-	}
-	if err := html.WriteFile(filepath.Join(dir, "report.html"), rep, html.Options{Plots: plots.Options{SLO: lines}}); err != nil {
-		return err
-	}
-	if err := atomicfile.Write(filepath.Join(dir, experiment.ReportText), buf.Bytes()); err != nil {
-		return err
-	}
-	_, err := e.stdout.Write(buf.Bytes())
-	e.warn(rep.Warnings...)
-	return err
 }

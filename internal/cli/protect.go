@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -8,11 +8,11 @@ import (
 	"strings"
 )
 
-// protect calls f and returns its exit code; a panic in f (a bug, never
+// Protect calls f and returns its exit code; a panic in f (a bug, never
 // an expected outcome) becomes one line on stderr and exit code 1, with
 // no stack trace. SERVECMP_TRACEBACK=1 in the environment adds the stack
 // for a bug report.
-func protect(stderr io.Writer, f func() int) (code int) {
+func Protect(stderr io.Writer, f func() int) (code int) {
 	defer func() {
 		p := recover()
 		if p == nil {
