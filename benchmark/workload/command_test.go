@@ -110,8 +110,8 @@ func TestOutputRandom(t *testing.T) {
 	if err := o.Random(context.Background(), &stdout, &log, spec, "", ""); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(stdout.String(), "\n"); n != 3 || !strings.Contains(log.String(), "(stdout)") {
-		t.Errorf("%d lines on stdout, stderr %q; want 3 requests and the summary on stderr", n, log.String())
+	if n := strings.Count(stdout.String(), "\n"); n != 4 || !strings.Contains(log.String(), "(stdout)") { // the header and 3 requests
+		t.Errorf("%d lines on stdout, stderr %q; want the header, 3 requests and the summary on stderr", n, log.String())
 	}
 	var fe FlagError
 	if err := o.Random(context.Background(), &stdout, &log, spec, "text", ""); !errors.As(err, &fe) {

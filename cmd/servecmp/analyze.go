@@ -101,7 +101,18 @@ func runAnalyze(ctx context.Context, e *env, f *analyzeFlags, args []string) err
 	if err != nil {
 		return err
 	}
-	return emit.Analysis(e.stdout, e.stderr, rep, f.save, f.enc, f.top)
+	return f.output(e, rep)
+}
+
+// output writes the report (and --save, --csv-dir) of analyze and merge.
+func (f *analyzeFlags) output(e *env, rep *classify.Report) error {
+	if err := emit.Analysis(e.stdout, e.stderr, rep, f.save, f.enc, f.top); err != nil {
+		return err
+	}
+	if f.csvDir != "" {
+		return emit.CSVDir(e.stderr, f.csvDir, present.Analysis(rep, f.top))
+	}
+	return nil
 }
 
 func runMerge(e *env, f *analyzeFlags, args []string) error {
@@ -115,13 +126,7 @@ func runMerge(e *env, f *analyzeFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := emit.Analysis(e.stdout, e.stderr, rep, f.save, f.enc, f.top); err != nil {
-		return err
-	}
-	if f.csvDir != "" {
-		return emit.CSVDir(e.stderr, f.csvDir, present.Analysis(rep, f.top))
-	}
-	return nil
+	return f.output(e, rep)
 }
 
 func newMergeCmd(e *env) *cobra.Command {
