@@ -185,9 +185,9 @@ type stream struct {
 	contUsage bool // content chunks carry cumulative usage
 	events    int
 	capture   *textCapture // the answer's text, when the request asks (sessions.go)
-	key       string // the API key: scrubbed from text before it is clipped
-	cap       int    // most output tokens the request may claim (tokenCap)
-	chunkSum  int    // output tokens of the content chunks so far
+	key       string       // the API key: scrubbed from text before it is clipped
+	cap       int          // most output tokens the request may claim (tokenCap)
+	chunkSum  int          // output tokens of the content chunks so far
 }
 
 var errStop = errors.New("stop")
