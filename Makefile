@@ -15,6 +15,8 @@ test:
 
 bench: build
 	$(GO) run ./internal/benchtool
+	@echo "tokenizer: 10,000 prompts of ~1,000 tokens, 2 goroutines, cold cache (goal: < 10 s per tokenizer)"
+	$(GO) test -run '^$$' -bench '^BenchmarkWorkload10k$$' -benchtime 1x ./tokenizer
 
 # demo: the whole method from one file (servecmp run), then layer 2 from
 # two bundled profiles (scripts/demo.sh: an experiment file cannot express

@@ -123,9 +123,9 @@ func (sc *scheduler) run() {
 				time.Sleep(next.Sub(now))
 			}
 		}
-		gen := sc.st.generationTokens.Load()
-		sc.step()
-		sc.prof.step(time.Duration(prefill)*sc.cfg.PrefillPerToken, d, sc.st.generationTokens.Load()-gen)
+		// The profiler records the step before its tokens are handed over:
+		// once a client has a token, a stopped trace must include it.
+		sc.step(func(n int64) { sc.prof.step(time.Duration(prefill)*sc.cfg.PrefillPerToken, d, n) })
 		sc.preempt()
 		sc.publish()
 		sc.st.scheduledStepCount.Add(1)
@@ -236,8 +236,15 @@ func (sc *scheduler) prefixLookup(prompt []int) int {
 
 // step emits one token for every running sequence and retires finished
 // ones.
-func (sc *scheduler) step() {
+func (sc *scheduler) step(recorded func(tokens int64)) {
 	keep := sc.running[:0]
+	var woken []*seq
+	defer func() {
+		recorded(int64(len(woken)))
+		for _, s := range woken {
+			s.wake()
+		}
+	}()
 	for _, s := range sc.running {
 		if s.aborted.Load() {
 			sc.kvUsed -= len(s.prompt) + s.generated
@@ -267,7 +274,7 @@ func (sc *scheduler) step() {
 			s.done, s.finish = true, finish
 		}
 		s.mu.Unlock()
-		s.wake()
+		woken = append(woken, s)
 		if finish != "" {
 			sc.kvUsed -= len(s.prompt) + s.generated
 			continue
