@@ -34,9 +34,19 @@ func TestRunRecordedAndWriteResult(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("record %d: %v", n, err)
 		}
+		// Every line is tied to its result: run id and workload.
+		if r.RunID != res.RunID || r.WorkloadSHA256 != "abc" || !strings.HasPrefix(sc.Text(), `{"schema":"`+RecordSchema+`","run_id":"`+res.RunID+`"`) {
+			t.Errorf("record %d of run %s: %s", n, res.RunID, sc.Text())
+		}
 	}
 	if n != 5 {
 		t.Errorf("%d records, want 5", n)
+	}
+	if len(res.RunID) != RunIDLen || strings.Trim(res.RunID, "0123456789abcdef") != "" {
+		t.Errorf("run id %q, want %d hex digits", res.RunID, RunIDLen)
+	}
+	if again, err := Run(context.Background(), cfg); err != nil || again.RunID == res.RunID {
+		t.Errorf("a second run has run id %q (the first %q): %v", again.RunID, res.RunID, err)
 	}
 	// A records file that cannot be created: no run, an error naming it.
 	missing := filepath.Join(dir, "missing", "r.jsonl")

@@ -18,7 +18,13 @@ const Schema = "servecmp.result/2"
 // Times are seconds and latencies milliseconds unless a field's name says
 // otherwise; throughputs are per second of the stated window.
 type Result struct {
-	Schema   string       `json:"schema"`
+	Schema string `json:"schema"`
+
+	// RunID is the run's random identity (RunIDLen hex digits), carried by
+	// every line of its records file so that records are tied to their
+	// result; absent in results written before it existed.
+	RunID string `json:"run_id,omitempty"`
+
 	Manifest Manifest     `json:"manifest"`
 	Workload WorkloadInfo `json:"workload"`
 	// Load is the load policy of the measured run; with a sweep it is the
@@ -293,6 +299,12 @@ type SweepStep struct {
 // Send times are seconds from t=0 of the request's step; chunk times and
 // latencies are milliseconds from the request's actual send.
 type Record struct {
+	// RunID and WorkloadSHA256 tie the record to its result: the run's
+	// Result.RunID and Workload.SHA256 (RecordSchema); empty in records
+	// of PreviousRecordSchema and before.
+	RunID          string `json:"run_id,omitempty"`
+	WorkloadSHA256 string `json:"workload_sha256,omitempty"`
+
 	ID         string  `json:"id"`
 	Step       int     `json:"step"`
 	OK         bool    `json:"ok"`

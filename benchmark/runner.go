@@ -140,6 +140,7 @@ func (r *runner) prepare(ctx context.Context) error {
 	}
 	r.res = &Result{
 		Schema:    Schema,
+		RunID:     newRunID(),
 		Manifest:  r.manifest(),
 		Workload:  WorkloadInfo{Path: cfg.Workload.Path, SHA256: cfg.Workload.SHA256, Count: len(r.reqs)},
 		StartedAt: time.Now().UTC(),
@@ -366,6 +367,7 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 
 // record hands a measured record to the caller, one at a time.
 func (r *runner) record(rec *Record) {
+	rec.RunID, rec.WorkloadSHA256 = r.res.RunID, r.res.Workload.SHA256 // ties it to the result
 	clientCounts(r.cfg.Tokenizer, rec)
 	if r.cfg.OnRecord == nil {
 		return

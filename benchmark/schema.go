@@ -10,12 +10,21 @@ import (
 
 // RecordSchema names the records.jsonl line format; every line carries it.
 //
+// Version 2: run_id and workload_sha256 on every line, the run's
+// Result.RunID and Workload.SHA256, so that compare ties each records
+// file to its result. A record without a run id (one not written by a
+// Run) is written as version 1.
+//
 // Version 1 (the first to be named): "schema" on every line, sent_at and
 // done_at as wall-clock times (RFC 3339, UTC) beside the step-relative
 // sent_s and done_ms, and ttft_ms and e2e_ms null, not 0, for a failed
-// request and for one that streamed no content. Lines without "schema"
-// (written before it existed) are read as well.
-const RecordSchema = "servecmp.record/1"
+// request and for one that streamed no content. Lines of version 1 and
+// lines without "schema" (written before it existed) are read as well.
+const RecordSchema = "servecmp.record/2"
+
+// PreviousRecordSchema is the record format before RecordSchema: the
+// same line without run_id and workload_sha256.
+const PreviousRecordSchema = "servecmp.record/1"
 
 // PreviousSchema is the result format before Schema; readers accept it
 // (it lacks ended_at and the steps' wall-clock times).
@@ -48,25 +57,34 @@ type recordJSON struct {
 // recurse into MarshalJSON.
 type recordAlias Record
 
-// MarshalJSON writes the record with its schema name and null latencies
+// MarshalJSON writes the record with its schema name (RecordSchema when
+// it carries a run id, else PreviousRecordSchema) and null latencies
 // where there are none (Latencies).
 func (r Record) MarshalJSON() ([]byte, error) {
 	ttft, e2e := r.Latencies()
-	return json.Marshal(recordJSON{Schema: RecordSchema, recordAlias: (*recordAlias)(&r), TTFTMs: ttft, E2EMs: e2e})
+	schema := RecordSchema
+	if r.RunID == "" {
+		schema = PreviousRecordSchema
+	}
+	return json.Marshal(recordJSON{Schema: schema, recordAlias: (*recordAlias)(&r), TTFTMs: ttft, E2EMs: e2e})
 }
 
-// UnmarshalJSON reads a record line of RecordSchema or of the unnamed
-// format before it; a null latency reads as 0 (none).
+// UnmarshalJSON reads a record line of RecordSchema, of
+// PreviousRecordSchema or of the unnamed format before them; a null
+// latency reads as 0 (none). A RecordSchema line must carry its run id.
 func (r *Record) UnmarshalJSON(b []byte) error {
 	var v recordJSON
 	v.recordAlias = (*recordAlias)(r)
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	if v.Schema != "" && v.Schema != RecordSchema {
-		if strings.HasPrefix(v.Schema, "servecmp.record/") {
-			return fmt.Errorf("record schema %q is newer than this servecmp reads (%s)", v.Schema, RecordSchema)
-		}
+	switch {
+	case v.Schema == RecordSchema && r.RunID == "":
+		return fmt.Errorf("a %s record without run_id", RecordSchema)
+	case v.Schema == "" || v.Schema == RecordSchema || v.Schema == PreviousRecordSchema:
+	case strings.HasPrefix(v.Schema, "servecmp.record/"):
+		return fmt.Errorf("record schema %q is newer than this servecmp reads (%s)", v.Schema, RecordSchema)
+	default:
 		return fmt.Errorf("schema %q is not a servecmp record (%s)", v.Schema, RecordSchema)
 	}
 	r.TTFTMs, r.E2EMs = 0, 0

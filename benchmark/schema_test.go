@@ -10,22 +10,23 @@ import (
 	"time"
 )
 
-// TestRecordJSON: every line names its schema; a failed request and one
-// without content have null latencies; lines read back as written, and
-// lines of the unnamed format before the schema still read.
+// TestRecordJSON: every line names its schema (RecordSchema with a run
+// id, PreviousRecordSchema without); a failed request and one without
+// content have null latencies; lines read back as written, and lines of
+// the formats before still read.
 func TestRecordJSON(t *testing.T) {
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	ok := Record{ID: "r0", OK: true, TTFTMs: 12.5, E2EMs: 40, DoneMs: 41, ChunkTimesMs: []float64{12.5, 40}, ChunkTokens: []int{1, 1},
+	ok := Record{RunID: "0123456789abcdef", WorkloadSHA256: "abc", ID: "r0", OK: true, TTFTMs: 12.5, E2EMs: 40, DoneMs: 41, ChunkTimesMs: []float64{12.5, 40}, ChunkTokens: []int{1, 1},
 		SentAt: at, DoneAt: at.Add(41 * time.Millisecond)}
 	failed := Record{ID: "r1", OK: false, ErrorClass: "http_500", TTFTMs: 0, E2EMs: 3, DoneMs: 3}
 	empty := Record{ID: "r2", OK: true}
 	tests := []struct {
-		rec       Record
-		ttft, e2e string
+		rec               Record
+		schema, ttft, e2e string
 	}{
-		{ok, `"ttft_ms":12.5`, `"e2e_ms":40`},
-		{failed, `"ttft_ms":null`, `"e2e_ms":null`},
-		{empty, `"ttft_ms":null`, `"e2e_ms":null`},
+		{ok, RecordSchema + `","run_id":"0123456789abcdef","workload_sha256":"abc"`, `"ttft_ms":12.5`, `"e2e_ms":40`},
+		{failed, PreviousRecordSchema + `","id"`, `"ttft_ms":null`, `"e2e_ms":null`},
+		{empty, PreviousRecordSchema + `","id"`, `"ttft_ms":null`, `"e2e_ms":null`},
 	}
 	var buf bytes.Buffer
 	w := NewRecordWriter(&buf)
@@ -35,7 +36,7 @@ func TestRecordJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := string(b)
-		if !strings.HasPrefix(s, `{"schema":"`+RecordSchema+`"`) || !strings.Contains(s, tc.ttft) || !strings.Contains(s, tc.e2e) ||
+		if !strings.HasPrefix(s, `{"schema":"`+tc.schema) || !strings.Contains(s, tc.ttft) || !strings.Contains(s, tc.e2e) ||
 			strings.Count(s, `"ttft_ms"`) != 1 {
 			t.Errorf("%s: %s", tc.rec.ID, s)
 		}
@@ -49,11 +50,12 @@ func TestRecordJSON(t *testing.T) {
 	if err != nil || len(got) != 4 {
 		t.Fatalf("read back %d records: %v", len(got), err)
 	}
-	if got[0].TTFTMs != 12.5 || !got[0].SentAt.Equal(at) || got[1].TTFTMs != 0 || got[1].E2EMs != 0 || got[1].ErrorClass != "http_500" ||
+	if got[0].TTFTMs != 12.5 || !got[0].SentAt.Equal(at) || got[0].RunID != ok.RunID || got[0].WorkloadSHA256 != "abc" || got[1].RunID != "" || got[1].TTFTMs != 0 || got[1].E2EMs != 0 || got[1].ErrorClass != "http_500" ||
 		got[3].TTFTMs != 7 || got[3].E2EMs != 9 {
 		t.Errorf("read back %+v", got)
 	}
-	for _, bad := range []string{`{"schema":"servecmp.record/9","id":"x"}`, `{"schema":"servecmp.result/2","id":"x"}`} {
+	for _, bad := range []string{`{"schema":"servecmp.record/9","id":"x"}`, `{"schema":"servecmp.result/2","id":"x"}`,
+		`{"schema":"` + RecordSchema + `","id":"x","workload_sha256":"abc"}`} {
 		if _, err := ReadRecords(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "line 1") {
 			t.Errorf("%s: error %v", bad, err)
 		}

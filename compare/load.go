@@ -29,10 +29,11 @@ type Paths struct {
 // LoadInput reads every file of p into an Input whose statistical
 // settings are left zero. Patterns and directories are expanded first
 // (Expand). Every file is checked against its schema; a
-// file given twice on one side is refused, and where a side has as many
-// records files as results, records file i must fit result i. The error
-// names the first file that cannot be read or does not fit; the warnings
-// say what the files given limit.
+// file or run given twice on one side is refused, and every records file
+// is tied to its result (tieRecords: by run id, any order; older records
+// without one are paired in order when a side has as many of them as
+// results without a run id). The error names the first file that cannot
+// be read or does not fit; the warnings say what the files given limit.
 func LoadInput(p Paths) (Input, []string, error) {
 	var in Input
 	var warnings []string

@@ -69,9 +69,10 @@ func checkSummary(s *benchmark.Summary) error {
 	return nil
 }
 
-// checkRecords refuses a records file whose request ids repeat within a
-// step (a file concatenated with itself) or whose times are negative or
-// out of order.
+// checkRecords refuses a records file whose lines belong to more than
+// one run (the files of two runs concatenated), whose request ids repeat
+// within a step (a file concatenated with itself) or whose times are
+// negative or out of order.
 func checkRecords(path string, recs []benchmark.Record) error {
 	type key struct {
 		step int
@@ -80,6 +81,9 @@ func checkRecords(path string, recs []benchmark.Record) error {
 	seen := make(map[key]bool, len(recs))
 	for i := range recs {
 		r := &recs[i]
+		if err := sameRun(r, &recs[0]); err != nil {
+			return fmt.Errorf("%s: record %d: %v: the records of two runs in one file (concatenated?); give each run's records file on its own", path, i+1, err)
+		}
 		k := key{r.Step, r.ID}
 		if seen[k] {
 			return fmt.Errorf("%s: request %q appears twice in step %d (a records file given or concatenated twice?)", path, r.ID, r.Step)
@@ -90,6 +94,34 @@ func checkRecords(path string, recs []benchmark.Record) error {
 		}
 	}
 	return nil
+}
+
+// sameRun checks that record r names the run and workload that first,
+// the file's first record, names.
+func sameRun(r, first *benchmark.Record) error {
+	switch {
+	case r.RunID != first.RunID:
+		return fmt.Errorf("run id %s, but record 1 has %s", orNone(r.RunID), orNone(first.RunID))
+	case r.WorkloadSHA256 != first.WorkloadSHA256:
+		return fmt.Errorf("workload sha256 %s, but record 1 has %s", orNone(short(r.WorkloadSHA256)), orNone(short(first.WorkloadSHA256)))
+	}
+	return nil
+}
+
+// orNone is s, or "none" when it is empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// short abbreviates a sha256 for messages: its first 16 digits.
+func short(sha string) string {
+	if len(sha) > 16 {
+		return sha[:16] + "…"
+	}
+	return sha
 }
 
 // checkRecordTimes checks one record's times: none negative, the stream
@@ -120,41 +152,16 @@ func checkRecordTimes(r *benchmark.Record) error {
 	return nil
 }
 
-// recordsMatch checks that a records file belongs to a result: it holds
-// one record per request the result's steps sent (ok, failed or
-// cancelled), step by step.
-func recordsMatch(rec Records, run Run) error {
-	want := map[int]int{}
-	if sw := run.Result.Sweep; sw != nil && len(sw.Steps) > 0 {
-		for i, st := range sw.Steps {
-			want[i] = st.Summary.RequestsOK + st.Summary.RequestsFailed + st.Summary.RequestsCancelled
-		}
-	} else {
-		s := run.Result.Summary
-		want[0] = s.RequestsOK + s.RequestsFailed + s.RequestsCancelled
-	}
-	got := map[int]int{}
-	for i := range rec.Records {
-		got[rec.Records[i].Step]++
-	}
-	for step, n := range got {
-		if w, ok := want[step]; !ok || n > w {
-			return fmt.Errorf("%s does not belong to %s: %d records in step %d, but the result counts %d requests there (records and results are paired in the order given)",
-				rec.Path, run.Path, n, step, w)
-		}
-	}
-	return nil
-}
-
 // noDuplicateRuns refuses a side that names one run twice: the same
-// file (through any path or link), or a copy of a result that carries its
-// start time (results written before started_at existed may legitimately
-// be identical, so for them only the same file counts).
+// file (through any path or link), two results with one run id (a copy,
+// edited or not), or a copy of a result that carries its start time
+// (results written before started_at existed may legitimately be
+// identical, so for them only the same file counts).
 func noDuplicateRuns(flag string, runs []Run) error {
 	for i := range runs {
 		for j := range i {
 			a, b := runs[j], runs[i]
-			same := sameFile(a.Path, b.Path)
+			same := sameFile(a.Path, b.Path) || a.Result.RunID != "" && a.Result.RunID == b.Result.RunID
 			if !same && !a.Result.StartedAt.IsZero() && a.Result.StartedAt.Equal(b.Result.StartedAt) {
 				ia, erra := idOf(a.Path)
 				ib, errb := idOf(b.Path)
@@ -205,8 +212,8 @@ func noDuplicates(flag string, paths []string) error {
 }
 
 // checkSides checks what LoadInput read: no file given twice within a
-// kind and side, and, where a side has as many records files as results,
-// each records file against its result.
+// kind and side, no run given twice on a side, and each records file tied
+// to its result (tieRecords).
 func checkSides(p Paths, in *Input) error {
 	for _, g := range []struct {
 		flag  string
@@ -222,18 +229,5 @@ func checkSides(p Paths, in *Input) error {
 	if err := noDuplicateRuns("--b", in.B); err != nil {
 		return err
 	}
-	for _, side := range []struct {
-		runs []Run
-		recs []Records
-	}{{in.A, in.RecordsA}, {in.B, in.RecordsB}} {
-		if len(side.recs) != len(side.runs) {
-			continue
-		}
-		for i := range side.recs {
-			if err := recordsMatch(side.recs[i], side.runs[i]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return tieSides(in)
 }

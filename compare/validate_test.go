@@ -102,3 +102,86 @@ func TestLoadInputRefuses(t *testing.T) {
 		})
 	}
 }
+
+// tiedRecord is rec (rec1, rec2) as a servecmp.record/2 line of run id and
+// workload sha.
+func tiedRecord(rec, id, sha string) string {
+	return strings.Replace(rec, `{"id"`, `{"schema":"`+benchmark.RecordSchema+`","run_id":"`+id+`","workload_sha256":"`+sha+`","id"`, 1)
+}
+
+// TestLoadInputTiesRecords: records that carry run ids are tied to the
+// result of their run on their own side, in any order; swapped sides,
+// other runs, other workloads, two files for one run and one run given
+// twice are refused with a message that says which; records without run
+// ids keep the count rule beside them.
+func TestLoadInputTiesRecords(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	result := func(name, id string, at time.Duration) string {
+		r := goodResult(2, t0.Add(at))
+		r.RunID = id
+		return writeJSON(t, dir, name, r)
+	}
+	const idA1, idA2, idB1 = "a1a1a1a1a1a1a1a1", "a2a2a2a2a2a2a2a2", "b1b1b1b1b1b1b1b1"
+	a1, a2, b1 := result("a1.json", idA1, 0), result("a2.json", idA2, 2*time.Hour), result("b1.json", idB1, time.Hour)
+	old := writeJSON(t, dir, "old.json", goodResult(2, t0.Add(3*time.Hour)))
+	edited := goodResult(2, t0)
+	edited.RunID, edited.Warnings = idA1, []string{"edited"}
+	a1Edited := writeJSON(t, dir, "a1-edited.json", edited)
+	recs := func(name, id, sha string, lines ...string) string {
+		for i, l := range lines {
+			lines[i] = tiedRecord(l, id, sha)
+		}
+		return writeRecords(t, dir, name, lines...)
+	}
+	rA1, rA2, rB1 := recs("a1.jsonl", idA1, "abc", rec1, rec2), recs("a2.jsonl", idA2, "abc", rec1, rec2), recs("b1.jsonl", idB1, "abc", rec1, rec2)
+	oldRecs := writeRecords(t, dir, "old.jsonl", rec1, rec2)
+	a1Part := recs("a1-part.jsonl", idA1, "abc", rec1)
+	a1Twice := recs("a1-twice.jsonl", idA1, "abc", rec1, rec2, rec1, rec2)
+	a1a2 := writeRecords(t, dir, "a1a2.jsonl", tiedRecord(rec1, idA1, "abc"), tiedRecord(rec2, idA2, "abc"))
+	halfOld := writeRecords(t, dir, "half-old.jsonl", tiedRecord(rec1, idA1, "abc"), rec2)
+	otherRun := recs("other-run.jsonl", "0000000000000000", "abc", rec1)
+	otherWorkload := recs("other-wl.jsonl", "0000000000000000", "def", rec1)
+	wrongSHA := recs("wrong-sha.jsonl", idA1, "def", rec1)
+	tooMany := recs("too-many.jsonl", idA1, "abc", rec1, rec2, strings.Replace(rec1, "r1", "r3", 1))
+	noID := writeRecords(t, dir, "no-id.jsonl", strings.Replace(tiedRecord(rec1, idA1, "abc"), `"run_id":"`+idA1+`",`, "", 1))
+	tests := []struct {
+		name string
+		p    Paths
+		want string
+	}{
+		{"tied", Paths{A: []string{a1, a2}, B: []string{b1}, RecordsA: []string{rA1, rA2}, RecordsB: []string{rB1}}, ""},
+		{"any order", Paths{A: []string{a1, a2}, B: []string{b1}, RecordsA: []string{rA2, rA1}, RecordsB: []string{rB1}}, ""},
+		{"some runs without records", Paths{A: []string{a1, a2}, B: []string{b1}, RecordsA: []string{rA2}, RecordsB: []string{rB1}}, ""},
+		{"old records beside tied ones", Paths{A: []string{a1, old}, B: []string{b1}, RecordsA: []string{oldRecs, rA1}}, ""},
+		{"swapped", Paths{A: []string{a1}, B: []string{b1}, RecordsA: []string{rB1}, RecordsB: []string{rA1}},
+			"--records-a " + rB1 + " holds the records of --b " + b1 + ": swapped?"},
+		{"swapped b", Paths{A: []string{a1}, B: []string{b1}, RecordsA: []string{rA1}, RecordsB: []string{rA1}},
+			"--records-b " + rA1 + " holds the records of --a " + a1 + ": swapped?"},
+		{"another workload", Paths{A: []string{a1}, B: []string{b1}, RecordsA: []string{otherWorkload}}, "records of another workload (sha256 def)"},
+		{"another run", Paths{A: []string{a1}, B: []string{b1}, RecordsA: []string{otherRun}}, "none of the --a results"},
+		{"workload differs from its result", Paths{A: []string{a1}, B: []string{b1}, RecordsA: []string{wrongSHA}}, "ran workload sha256 abc"},
+		{"two files for one run", Paths{A: []string{a1, a2}, B: []string{b1}, RecordsA: []string{rA1, a1Part}}, "both hold the records of " + a1},
+		{"concatenated with itself", Paths{A: []string{a1}, B: []string{b1}, RecordsA: []string{a1Twice}}, "appears twice"},
+		{"two runs in one file", Paths{A: []string{a1, a2}, B: []string{b1}, RecordsA: []string{a1a2}}, "records of two runs in one file"},
+		{"half without run id", Paths{A: []string{a1}, B: []string{b1}, RecordsA: []string{halfOld}}, "run id none, but record 1 has " + idA1},
+		{"same run twice", Paths{A: []string{a1, a1Edited}, B: []string{b1}}, "same run"},
+		{"more records than requests", Paths{A: []string{a1}, B: []string{b1}, RecordsA: []string{tooMany}}, "3 records in step 0"},
+		{"old records, new results", Paths{A: []string{a1, a2}, B: []string{b1}, RecordsA: []string{oldRecs}}, "records without a run id"},
+		{"record/2 without run id", Paths{A: []string{a1}, B: []string{b1}, RecordsA: []string{noID}}, "without run_id"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := LoadInput(tc.p)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("LoadInput: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("LoadInput = %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -148,6 +148,7 @@ func TestOutputsMatchSchemas(t *testing.T) {
 		validateFile(t, schemas, f.schema, p(f.path))
 	}
 	assertCompared(t, cmp)
+	assertTied(t, p)
 	assertRecordsFailed(t, schemas, p("flaky.jsonl"))
 	assertTidyDir(t, p("csv"))
 
@@ -157,11 +158,14 @@ func TestOutputsMatchSchemas(t *testing.T) {
 		{"result", "a1.json", `"servecmp.result/2"`, `"servecmp.result/1"`},
 		{"result", "a1.json", `"ended_at"`, `"ended"`},
 		{"check", "check.json", `"started_at": "`, `"started_at": "yesterday `},
+		{"result", "a1.json", `"run_id": "`, `"run_id": "x`},
 		{"workload", "wl.jsonl", `"requests":12}`, `"requests":0}`},
+		{"record", "a1.records.jsonl", `"servecmp.record/2"`, `"servecmp.record/1"`},
+		{"record", "a1.records.jsonl", `"run_id"`, `"run"`},
 	} {
 		data, _ := os.ReadFile(p(bad.path))
 		doc := strings.Replace(string(data), bad.from, bad.to, 1)
-		if bad.path == "wl.jsonl" {
+		if strings.HasSuffix(bad.path, ".jsonl") {
 			doc, _, _ = strings.Cut(doc, "\n")
 		}
 		if doc == string(data) || validate(schemas[bad.schema], []byte(doc)) == nil {
@@ -189,6 +193,34 @@ func assertCompared(t *testing.T, out string) {
 	}
 }
 
+// assertTied: every records line carries its result's run id and
+// workload, and compare refuses records given to the wrong side.
+func assertTied(t *testing.T, p func(string) string) {
+	t.Helper()
+	var res struct {
+		RunID    string `json:"run_id"`
+		Workload struct {
+			SHA256 string `json:"sha256"`
+		} `json:"workload"`
+	}
+	data, _ := os.ReadFile(p("b2.json"))
+	if err := json.Unmarshal(data, &res); err != nil || res.RunID == "" {
+		t.Fatalf("b2.json has no run id: %v", err)
+	}
+	recs, _ := os.ReadFile(p("b2.records.jsonl"))
+	lines := strings.Split(strings.TrimSpace(string(recs)), "\n")
+	if want := `","run_id":"` + res.RunID + `","workload_sha256":"` + res.Workload.SHA256 + `"`; len(lines) < 12 ||
+		strings.Count(string(recs), want) != len(lines) {
+		t.Errorf("not every line of b2.records.jsonl carries %s:\n%.400s", want, recs)
+	}
+	var o, e bytes.Buffer
+	code := run(t.Context(), []string{"compare", "--a", p("a1.json"), "--b", p("b1.json"), "--records-a", p("b1.records.jsonl"),
+		"--records-b", p("a1.records.jsonl")}, &o, &e)
+	if want := "--records-a " + p("b1.records.jsonl") + " holds the records of --b " + p("b1.json") + ": swapped?"; code != 1 || !strings.Contains(e.String(), want) {
+		t.Errorf("swapped records: exit %d, stderr %q, want 1 and %q", code, e.String(), want)
+	}
+}
+
 // assertRecordsFailed: the flaky engine's failures are in the records,
 // with null latencies (the schema's rule, checked above, applies to them).
 func assertRecordsFailed(t *testing.T, schemas map[string]*jsonschema.Schema, path string) {
@@ -197,7 +229,7 @@ func assertRecordsFailed(t *testing.T, schemas map[string]*jsonschema.Schema, pa
 	if !bytes.Contains(data, []byte(`"ok":false`)) || !bytes.Contains(data, []byte(`"ttft_ms":null`)) {
 		t.Fatalf("%s has no failed request with a null TTFT:\n%.600s", path, data)
 	}
-	line := `{"schema":"servecmp.record/1","id":"x","step":0,"ok":false,"error_class":"http_500","scheduled_s":0,"sent_s":0,"ttft_ms":0,"e2e_ms":0,` +
+	line := `{"schema":"servecmp.record/2","run_id":"0123456789abcdef","workload_sha256":"` + strings.Repeat("ab", 32) + `","id":"x","step":0,"ok":false,"error_class":"http_500","scheduled_s":0,"sent_s":0,"ttft_ms":0,"e2e_ms":0,` +
 		`"done_ms":1,"chunk_times_ms":null,"chunk_tokens":null,"prompt_tokens":1,"completion_tokens":0,"usage_reported":false,"finish_reason":"","requested_tokens":1}`
 	if validate(schemas["record"], []byte(line)) == nil {
 		t.Error("a failed record with ttft_ms 0 matches record.json")
