@@ -34,6 +34,8 @@
 //	  graph_mode: cuda-graphs
 //	  cache_policy: prefix-cache
 //	  extra: {key: value}          # free-form manifest entries
+//	  trace_dir: traces-a          # where the engine's profiler writes (with profile); default:
+//	                               # the profile step's folder, sent as SGLang's output_dir
 //	b: {url: "http://127.0.0.1:8002", model: m}  # engine B (required), the same keys
 //	intentional: [quantization]    # declared differences (compare --intentional)
 //	workload:                      # exactly one of file and random (required)
@@ -66,9 +68,10 @@
 //	  warmup: 0
 //	  reset_prefix_cache: false
 //	profile:                       # a bounded profile per engine under the runs' load (optional)
-//	  after: 10s                   # delay from the start of the load to the capture, default 0
+//	  after: 10s                   # delay from the start of the measured load to the capture, default 5s
 //	  for: 5s                      # capture length; or
 //	  steps: 50                    # engine steps to capture (exactly one of for and steps)
+//	  activities: [CPU, GPU]       # SGLang's profiler activities (default CPU, GPU; CUDA_PROFILER under nsys)
 //	slo:                           # service-level objective, both sides alike (optional)
 //	  ttft_ms: "p99<=500"          # a distribution threshold: pNN or mean, then <= or <, then ms
 //	  tpot_ms: ["p50<=20", "p99<=50"]  # several thresholds on one metric
@@ -106,8 +109,8 @@
 //
 // A plan is the ordered list of steps: check; sweep-a and sweep-b (with a
 // sweep); the runs run-a-1, run-b-1, run-a-2, ... (interleaved) or
-// run-a-1, ..., run-b-1, ... (blocked); profile-a and profile-b (with a
-// profile); analyze (the profiles' analysis, with a profile); report.
+// run-a-1, ..., run-b-1, ... (blocked); profile-a and profile-b, then
+// analyze-a and analyze-b (with a profile); report.
 // Each step has a key: the SHA-256 of the parts of the file it depends on,
 // the workload's hash and the keys of the steps it builds on.
 //
@@ -115,8 +118,8 @@
 //   - sweep-X: engine X, sweep, workload.
 //   - run-X-i: engine X, runs (without count: raising the count keeps the
 //     runs done), i, workload.
-//   - profile-X: engine X, the runs' load, profile, workload.
-//   - analyze: the profile steps.
+//   - profile-X: engine X, the runs' load, profile, X's trace_dir, workload.
+//   - analyze-X: profile-X.
 //   - report: intentional, slo, alpha, check.on_mismatch, runs.order
 //     and every step above.
 //
@@ -141,8 +144,17 @@
 // report.json (compare's report plus RunInfo: the run order and every
 // step's record) and, through RunOptions.Report, report.txt, the workbook
 // and plots/. Outputs of an earlier report are removed before any step
-// runs when the report is to be redone. Profiles are not captured: Run
-// refuses a file with a profile block. When the context ends, the step
+// runs when the report is to be redone. With a profile block, each
+// engine is then profiled under the runs' load (profile.Run: STEP/result.json
+// with its profile block, STEP/records.jsonl), and its traces (those the
+// profile step reported, else those in its trace directory) are analysed
+// with the window's work, as analyze --work-from does
+// (analyze-X/summary.json); the report gives both summaries to compare as
+// layer 2. A profile or analyze step that fails (an engine without a
+// profiler API fails before any request) is recorded as failed without
+// stopping the run: the report comes out with layer 1 and a warning that
+// layer 2 was not captured, and a rerun retries the failed steps. When
+// the context ends, the step
 // under way is marked incomplete, the launched engines are stopped and the
 // error wraps ErrInterrupted.
 //

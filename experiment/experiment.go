@@ -47,6 +47,10 @@ type Engine struct {
 	// Extra holds free-form manifest entries.
 	Extra  map[string]string `json:"extra,omitempty"`
 	Launch *Launch           `json:"launch,omitempty"` // nil: the engine is already running
+	// TraceDir is where the engine's profiler writes its traces (resolved
+	// against the experiment's directory); "" = the profile step's own
+	// folder, sent as SGLang's output_dir.
+	TraceDir string `json:"trace_dir,omitempty"`
 }
 
 // ManifestArgs lists the engine's manifest entries as key=value arguments
@@ -183,11 +187,13 @@ const (
 
 // Profile asks for one bounded capture per engine under the runs' load:
 // it starts After the load does and lasts For, or Steps engine steps
-// (exactly one of the two is set).
+// (exactly one of the two is set). After 0 is profile.DefaultSettle.
+// Activities are SGLang's profiler activities (nil: profile's default).
 type Profile struct {
-	After time.Duration `json:"after"`
-	For   time.Duration `json:"for,omitempty"`
-	Steps int           `json:"steps,omitempty"`
+	After      time.Duration `json:"after"`
+	For        time.Duration `json:"for,omitempty"`
+	Steps      int           `json:"steps,omitempty"`
+	Activities []string      `json:"activities,omitempty"`
 }
 
 // Side returns engine "a" or "b".

@@ -49,8 +49,8 @@ func Parse(name string, data []byte) (*Experiment, error) {
 	}
 	root := doc.Content[0]
 	seen := p.fields(root, "experiment", map[string]func(*yaml.Node){
-		"a":           func(n *yaml.Node) { e.A = p.engine(n, "a") },
-		"b":           func(n *yaml.Node) { e.B = p.engine(n, "b") },
+		"a":           func(n *yaml.Node) { e.A = p.engine(n, "a", e.Dir) },
+		"b":           func(n *yaml.Node) { e.B = p.engine(n, "b", e.Dir) },
 		"intentional": func(n *yaml.Node) { e.Intentional = p.intentional(n) },
 		"workload":    func(n *yaml.Node) { e.Workload = p.workload(n, e.Dir) },
 		"check":       func(n *yaml.Node) { e.Check = p.check(n, e.Check) },
@@ -79,7 +79,7 @@ func Parse(name string, data []byte) (*Experiment, error) {
 }
 
 // engine reads engine a or b.
-func (p *parser) engine(n *yaml.Node, side string) Engine {
+func (p *parser) engine(n *yaml.Node, side, dir string) Engine {
 	var e Engine
 	var launch *yaml.Node
 	h := map[string]func(*yaml.Node){
@@ -88,6 +88,11 @@ func (p *parser) engine(n *yaml.Node, side string) Engine {
 		"engine": func(v *yaml.Node) { e.Engine = p.name(v, side+".engine") },
 		"extra":  func(v *yaml.Node) { e.Extra = p.stringMap(v, side+".extra") },
 		"launch": func(v *yaml.Node) { launch = v },
+		"trace_dir": func(v *yaml.Node) {
+			if e.TraceDir = p.nonEmpty(v, side+".trace_dir"); e.TraceDir != "" && !filepath.IsAbs(e.TraceDir) {
+				e.TraceDir = filepath.Join(dir, e.TraceDir)
+			}
+		},
 	}
 	for _, k := range ContractFields {
 		h[k] = func(v *yaml.Node) {

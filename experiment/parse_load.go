@@ -66,7 +66,8 @@ func (p *parser) runs(n *yaml.Node) Runs {
 	return r
 }
 
-// profile reads the profile request: after, then for or steps.
+// profile reads the profile request: after, then for or steps, and the
+// activities.
 func (p *parser) profile(n *yaml.Node) *Profile {
 	pr := &Profile{}
 	seen := p.fields(n, "profile", map[string]func(*yaml.Node){
@@ -77,6 +78,13 @@ func (p *parser) profile(n *yaml.Node) *Profile {
 			}
 		},
 		"steps": func(v *yaml.Node) { pr.Steps = p.integer(v, "profile.steps", 1) },
+		"activities": func(v *yaml.Node) {
+			p.list(v, "profile.activities", func(_ int, x *yaml.Node) {
+				if a := p.nonEmpty(x, "profile.activities"); a != "" {
+					pr.Activities = append(pr.Activities, a)
+				}
+			})
+		},
 	})
 	if deref(n).Kind == yaml.MappingNode {
 		p.oneOf(n, "profile", seen, "for", "steps")

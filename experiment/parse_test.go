@@ -94,6 +94,7 @@ func TestFullGrammar(t *testing.T) {
 		Extra: map[string]string{"driver": "550.54", "note": "first side"},
 		Launch: &Launch{Command: []string{"vllm", "serve", "llama-3-8b", "--port", "8001"},
 			ReadyURL: "http://127.0.0.1:8001/health", ReadyTimeout: 10 * time.Minute, Grace: 30 * time.Second},
+		TraceDir: filepath.Join("testdata", "traces"),
 	}
 	if !reflect.DeepEqual(e.A, wantA) {
 		t.Errorf("a:\ngot  %+v\nwant %+v", e.A, wantA)
@@ -113,7 +114,7 @@ func TestFullGrammar(t *testing.T) {
 		{"check", e.Check, Check{Requests: 4, OnMismatch: OnMismatchContinue}},
 		{"sweep", *e.Sweep, Sweep{Kind: LoadRate, Values: []float64{0.5, 1, 2.5}, Warmup: 2, ResetPrefixCache: true}},
 		{"runs", e.Runs, Runs{Count: 5, Kind: LoadRate, Value: 2, Order: OrderBlocked, Warmup: 4, ResetPrefixCache: true}},
-		{"profile", *e.Profile, Profile{After: 10 * time.Second, Steps: 50}},
+		{"profile", *e.Profile, Profile{After: 10 * time.Second, Steps: 50, Activities: []string{"CUDA_PROFILER"}}},
 		{"slo", e.SLO.String(), "ttft_ms:p50<=200,ttft_ms:p99<=500,tpot_ms:mean<40,e2e_ms<=2000"},
 		{"alpha", e.Alpha, 0.01},
 	}
@@ -190,6 +191,8 @@ func TestParseErrors(t *testing.T) {
 		{"alpha", base + "alpha: 1\n", []string{`x.yaml:5: alpha: must be < 1, got 1`}},
 		{"profile", base + "profile: {after: -1s, for: 5s, steps: 3}\n",
 			[]string{`x.yaml:5: profile.after: must be >= 0, got -1s`, `x.yaml:5: profile: give only one of for and steps`}},
+		{"profile activities and trace_dir", strings.Replace(base, "model: m}", `model: m, trace_dir: ""}`, 1) + "profile: {for: 1s, activities: []}\n",
+			[]string{`x.yaml:1: a.trace_dir: must not be empty`, `x.yaml:5: profile.activities: empty list`}},
 		{"duplicate key", base + "alpha: 0.1\nalpha: 0.2\n", []string{`x.yaml:6: experiment: key "alpha" given twice (first on line 5)`}},
 		{"launch errors", strings.Replace(base, "model: m}", `model: m, launch: {command: "run 'x", grace: soon, retries: 3}}`, 1),
 			[]string{`x.yaml:1: a.launch: unknown key "retries" (want command, grace, ready_timeout, ready_url)`,

@@ -62,12 +62,15 @@ func Plan(e *Experiment, workloadHash string) []Step {
 	if e.Profile != nil {
 		for _, side := range []string{"a", "b"} {
 			b.add(Step{Name: "profile-" + side, Kind: KindProfile, Side: side}, nil, struct {
-				Engine  engineKey
-				Load    Runs
-				Profile Profile
-			}{b.engine(side), runsKey(e.Runs), *e.Profile})
+				Engine   engineKey
+				Load     Runs
+				Profile  Profile
+				TraceDir string
+			}{b.engine(side), runsKey(e.Runs), *e.Profile, e.Side(side).TraceDir})
 		}
-		b.add(Step{Name: KindAnalyze, Kind: KindAnalyze}, []string{"profile-a", "profile-b"}, nil)
+		for _, side := range []string{"a", "b"} {
+			b.add(Step{Name: "analyze-" + side, Kind: KindAnalyze, Side: side}, []string{"profile-" + side}, nil)
+		}
 	}
 	all := make([]string, len(b.steps))
 	for i, s := range b.steps {

@@ -45,7 +45,7 @@ func TestPlanOrder(t *testing.T) {
 		{"blocked", "concurrency: 16}", "concurrency: 16, order: blocked}",
 			"check sweep-a sweep-b run-a-1 run-a-2 run-a-3 run-b-1 run-b-2 run-b-3 report"},
 		{"no sweep, with a profile", "sweep: {concurrency: [1, 4, 16]}", "profile: {for: 5s}",
-			"check run-a-1 run-b-1 run-a-2 run-b-2 run-a-3 run-b-3 profile-a profile-b analyze report"},
+			"check run-a-1 run-b-1 run-a-2 run-b-2 run-a-3 run-b-3 profile-a profile-b analyze-a analyze-b report"},
 		{"one run", "count: 3", "count: 1", "check sweep-a sweep-b run-a-1 run-b-1 report"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

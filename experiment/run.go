@@ -93,9 +93,6 @@ func Run(ctx context.Context, e *Experiment, dir string, o RunOptions) (*Outcome
 	if o.Stderr == nil {
 		o.Stderr = io.Discard
 	}
-	if e.Profile != nil {
-		return nil, fmt.Errorf("%s: profile: servecmp run does not capture profiles; capture them with `servecmp profile`, analyse them with `servecmp analyze --save` and give them to `servecmp compare --profile-a/--profile-b`", e.File)
-	}
 	st, err := OpenStore(dir)
 	if err != nil {
 		return nil, fmt.Errorf("--out %s: %v", dir, err)

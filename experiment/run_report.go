@@ -56,6 +56,8 @@ func (r *runner) report(_ string) error {
 			p.B, p.RecordsB = res, recs
 		}
 	}
+	var missing string
+	p.ProfilesA, p.ProfilesB, missing = r.profiles()
 	for _, s := range stepsOf(plan, KindCheck, "") {
 		p.Check = filepath.Join(r.st.Dir(s), CheckFile)
 	}
@@ -72,6 +74,9 @@ func (r *runner) report(_ string) error {
 		return fmt.Errorf("report: %v", err)
 	}
 	rep.Warnings = append(warnings, rep.Warnings...)
+	if missing != "" {
+		rep.Warnings = append(rep.Warnings, missing)
+	}
 	if err := writeJSON(filepath.Join(r.dir, ReportJSON), RunReport{Report: rep, Run: r.runInfo()}); err != nil {
 		return err
 	}

@@ -4,8 +4,10 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,9 +25,11 @@ func TestDemoExperiment(t *testing.T) {
 	}
 }
 
-// TestRunRefusesProfile: a profile block is refused before anything is
-// written, with a message that says where profiles come from.
-func TestRunRefusesProfile(t *testing.T) {
+// TestLayer2Failures: an analyze step without its profile fails without
+// stopping the run, and the report is then given no profiles, with the
+// reason layer 2 is missing; once both analyses are done it gets both
+// summaries.
+func TestLayer2Failures(t *testing.T) {
 	e, err := Parse("exp.yaml", []byte(`a: {url: "http://127.0.0.1:1", model: m}
 b: {url: "http://127.0.0.1:2", model: m}
 workload: {random: {num: 2, input_len: 4, output_len: 2}}
@@ -35,13 +39,44 @@ profile: {for: 5s}
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(t.TempDir(), "out")
-	_, err = Run(context.Background(), e, out, RunOptions{})
-	if err == nil || !strings.Contains(err.Error(), "exp.yaml: profile:") || !strings.Contains(err.Error(), "servecmp profile") {
-		t.Fatalf("error %v", err)
+	st, err := OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Errorf("output directory made: %v", err)
+	var stderr strings.Builder
+	r := &runner{e: e, st: st, o: RunOptions{Stderr: &stderr}, out: &Outcome{Plan: Plan(e, "wl")}}
+	step := func(name string) Step {
+		return r.out.Plan[slices.IndexFunc(r.out.Plan, func(s Step) bool { return s.Name == name })]
+	}
+	finish := func(name string, status Status, cause error) {
+		if _, err := st.Begin(step(name)); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Finish(step(name), status, cause); err != nil {
+			t.Fatal(err)
+		}
+	}
+	finish("profile-a", StatusComplete, nil)
+	finish("analyze-a", StatusComplete, nil)
+	finish("profile-b", StatusFailed, errors.New(`step profile-b: engine b: engine "openai" has no profiler API servecmp can drive`))
+	if err := r.step(context.Background(), step("analyze-b")); err != nil {
+		t.Fatalf("a failed analysis stops the run: %v", err)
+	}
+	if f, _ := st.Read(step("analyze-b")); f.Status != StatusFailed || !strings.Contains(f.Error, "step profile-b did not complete") {
+		t.Errorf("analyze-b: %+v", f)
+	}
+	if !strings.Contains(stderr.String(), "the report still comes out with layer 1") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	a, b, missing := r.profiles()
+	if a != nil || b != nil || !strings.Contains(missing, "layer 2 (GPU time) was not captured") || !strings.Contains(missing, "no profiler API") {
+		t.Errorf("profiles %v %v, missing %q", a, b, missing)
+	}
+	finish("profile-b", StatusComplete, nil)
+	finish("analyze-b", StatusComplete, nil)
+	a, b, missing = r.profiles()
+	if len(a) != 1 || len(b) != 1 || filepath.Base(filepath.Dir(b[0])) != "analyze-b" || missing != "" {
+		t.Errorf("profiles %v %v, missing %q", a, b, missing)
 	}
 }
 

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# The second step of `make demo`: layer 2, which an experiment file cannot
-# express yet (servecmp run does not capture profiles).
+# The second step of `make demo`: layer 2 from two bundled Nsight Systems
+# exports. servecmp run can capture layer 2 itself (a profile block: a
+# profile per engine, analysed with its window's work), but serve-sim's
+# SGLang-like traces place every kernel in attention, so the demo keeps the
+# bundled exports, whose regions tell a truer story.
 #
 # The first step, `servecmp run testdata/demo/experiment.yaml --out DIR`,
 # launched two simulated engines on loopback, checked that they produce the

@@ -314,7 +314,6 @@ func TestRunBadFiles(t *testing.T) {
 			[]string{"exp.yaml: engine b: exited before it was ready", "frobnicate"}},
 		{"readiness timeout", "  launch: " + launchB, fmt.Sprintf("  launch: {command: %s, ready_url: \"http://127.0.0.1:%d/never\", ready_timeout: 1s, grace: 1s}", launchB, none), 1,
 			[]string{"exp.yaml: engine b: not ready after 1s"}},
-		{"profile block", "runs:", "profile: {for: 5s}\nruns:", 1, []string{"exp.yaml: profile:", "servecmp profile"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
