@@ -19,8 +19,9 @@ bench: build
 	$(GO) test -run '^$$' -bench '^BenchmarkWorkload10k$$' -benchtime 1x ./tokenizer
 
 # demo: the whole method from one file (servecmp run), then layer 2 from
-# two bundled profiles (scripts/demo.sh: an experiment file cannot express
-# it yet). A second `make demo` keeps the steps already done.
+# two bundled nsys-like profiles (scripts/demo.sh: serve-sim's own traces
+# would place every SGLang-like kernel in one region, so the demo keeps
+# exports whose regions are known). A second `make demo` keeps the steps done.
 demo: build
 	bin/servecmp run testdata/demo/experiment.yaml --out demo-out
 	./scripts/demo.sh
