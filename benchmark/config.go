@@ -78,7 +78,7 @@ type Config struct {
 	SendUntil <-chan struct{}
 	// Tokenizer, when set, counts every prompt and answer client-side
 	// (Record.Client*Tokens, Summary.TokenCheck; tokencount.go).
-	Tokenizer *tokenizer.Tokenizer
+	Tokenizer     *tokenizer.Tokenizer
 	detectTimeout time.Duration // 0 = detectTimeout; tests shorten it
 }
 
