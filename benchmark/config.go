@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark/engine"
@@ -103,32 +102,6 @@ type ConfigError struct{ Err error }
 
 func (e *ConfigError) Error() string { return e.Err.Error() }
 func (e *ConfigError) Unwrap() error { return e.Err }
-
-// Progress is live run state for a progress display; read it with the
-// atomic loads from another goroutine.
-type Progress struct {
-	Step         atomic.Int64
-	Total        atomic.Int64 // requests offered in the current step
-	Done         atomic.Int64
-	OK           atomic.Int64
-	Failed       atomic.Int64
-	OutputTokens atomic.Int64
-	Started      atomic.Int64 // UnixNano of the current step's start
-}
-
-// reset starts a new step's counts.
-func (p *Progress) reset(step, total int) {
-	if p == nil {
-		return
-	}
-	p.Step.Store(int64(step))
-	p.Total.Store(int64(total))
-	p.Done.Store(0)
-	p.OK.Store(0)
-	p.Failed.Store(0)
-	p.OutputTokens.Store(0)
-	p.Started.Store(time.Now().UnixNano())
-}
 
 // Validate checks a load policy and fills defaults (arrival, drain).
 func (l *LoadPolicy) Validate() error {

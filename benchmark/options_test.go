@@ -120,18 +120,6 @@ func TestReadAPIKey(t *testing.T) {
 	}
 }
 
-func TestProgressLine(t *testing.T) {
-	var p Progress
-	p.Step.Store(2)
-	p.Total.Store(10)
-	p.Done.Store(4)
-	p.OK.Store(3)
-	p.Failed.Store(1)
-	if got, want := p.Line(), "step 2  4/10 done  3 ok  1 failed  0 tok/s"; got != want {
-		t.Errorf("Line() = %q, want %q", got, want)
-	}
-}
-
 func TestOptionErrorFormat(t *testing.T) {
 	flag := func(n string) string { return "--" + n }
 	for _, tc := range []struct {

@@ -253,7 +253,8 @@ func (r *runner) warmup(ctx context.Context) (Phase, error) {
 			wl.Concurrency = n
 		}
 	}
-	out := runStep(ctx, r.client, wp, nil, wl, -1, nil, nil)
+	r.cfg.Progress.begin(-1, 0, n, loadText(&wl))
+	out := runStep(ctx, r.client, wp, nil, wl, -1, nil, r.cfg.Progress)
 	end, failed := 0.0, 0
 	for i := range out.recs {
 		end = math.Max(end, endS(&out.recs[i]))
@@ -337,7 +338,7 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 			return SweepStep{}, err
 		}
 	}
-	cfg.Progress.reset(si, len(r.reqs))
+	cfg.Progress.begin(si, max(len(cfg.SweepValues), 1), len(r.reqs), loadText(&sl))
 	// A counter baseline at the measured phase's start, so that warmup
 	// work is not counted in the window's increase.
 	r.metrics.baseline()

@@ -107,6 +107,9 @@ func (s *step) released() bool {
 // exec sends request i and accounts for it.
 func (s *step) exec(i int, sched time.Duration, capDelayed bool, onSend func()) {
 	rec := &s.recs[i]
+	if p := s.prog; p != nil {
+		p.Sent.Add(1)
+	}
 	rec.ID, rec.Step, rec.ScheduledS, rec.CapDelayed = s.reqs[i].req.ID, s.index, seconds(sched), capDelayed
 	sent := s.c.do(s.reqCtx, s.clk, &s.reqs[i], rec, onSend)
 	if onSend != nil {

@@ -100,8 +100,8 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 	}
 	cfg.Progress = &benchmark.Progress{}
 	stopProgress := func() {}
-	if f.ShowsProgress(cli.IsTerminal(e.stderr)) {
-		stopProgress = benchmark.ShowProgress(e.stderr, cfg.Progress, 250*time.Millisecond)
+	if term := cli.IsTerminal(e.stderr); f.ShowsProgress(term) {
+		stopProgress = benchmark.ShowProgress(e.stderr, cfg.Progress, term)
 	}
 	res, err := benchmark.RunRecorded(c.Context(), cfg, f.Records)
 	stopProgress()

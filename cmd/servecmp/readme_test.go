@@ -1,0 +1,390 @@
+package main
+
+// TestREADMEExamples runs the README's examples so that the README cannot
+// drift from what servecmp does.
+//
+// The convention in README.md:
+//
+//   - A fenced block whose info string starts with "console" is run; any
+//     other block (```, ```sh, ```yaml) is not. Blocks that need a GPU, an
+//     engine or files the README does not make stay plain.
+//   - In a console block, a line starting with "$ " is a command, continued
+//     by lines while it ends in "\". The lines after it, up to the next
+//     command or the end of the block, are the output the README shows.
+//   - A command ending in "&" runs in the background until the test ends
+//     (the test waits for its first output and for its --port-file). A
+//     trailing "# exit N" says the command exits N; otherwise it must exit 0.
+//   - Commands run in order, all blocks together, in one temporary
+//     directory, as a reader following the README would: later examples use
+//     the files earlier ones made (wl.jsonl, a.url, r.json). "testdata" there
+//     is the repository's. The only shell the commands may use: words in
+//     single or double quotes, $(cat FILE) and $PWD.
+//   - The output shown is checked against the command's stdout followed by
+//     its stderr: its lines must appear in that order, lines next to each
+//     other in the README next to each other in the output; a line "..."
+//     stands for lines left out. Lines are compared exactly, except in a
+//     block tagged "console timing", where every run of digits is a
+//     wildcard and runs of spaces count as one (timings and ports vary).
+//   - Every warning a command prints ("servecmp: warning: ...") must be
+//     shown, except the warning that the server metrics had too few samples:
+//     the test runs serve-sim fast (it adds --decode-base 100us
+//     --decode-per-seq 200us to every serve-sim command), so its runs are
+//     shorter than the metrics interval, which the README's are not.
+//
+// golang.org/x/perf keeps benchstat's documentation true the same way.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// readmeCmd is one command of a console block and the output shown for it.
+type readmeCmd struct {
+	line       int // README line of the command
+	text       string
+	background bool
+	exit       int
+	timing     bool
+	want       []string
+}
+
+// readmeCommands extracts the console blocks' commands from a README.
+func readmeCommands(readme string) ([]readmeCmd, error) {
+	var cmds []readmeCmd
+	inBlock, timing := false, false
+	lines := strings.Split(readme, "\n")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case !inBlock && strings.HasPrefix(l, "```console"):
+			inBlock, timing = true, slices.Contains(strings.Fields(l)[1:], "timing")
+		case inBlock && strings.HasPrefix(l, "```"):
+			inBlock = false
+		case inBlock && strings.HasPrefix(l, "$ "):
+			c := readmeCmd{line: i + 1, timing: timing}
+			text := strings.TrimPrefix(l, "$ ")
+			for strings.HasSuffix(text, `\`) && i+1 < len(lines) {
+				i++
+				text = strings.TrimSpace(strings.TrimSuffix(text, `\`)) + " " + strings.TrimSpace(lines[i])
+			}
+			if k := strings.Index(text, "# exit "); k >= 0 {
+				n, err := strconv.Atoi(strings.TrimSpace(text[k+len("# exit "):]))
+				if err != nil {
+					return nil, fmt.Errorf("README.md:%d: bad exit comment", c.line)
+				}
+				c.exit, text = n, text[:k]
+			}
+			text = strings.TrimSpace(text)
+			if strings.HasSuffix(text, "&") {
+				c.background, text = true, strings.TrimSpace(strings.TrimSuffix(text, "&"))
+			}
+			c.text = text
+			cmds = append(cmds, c)
+		case inBlock && len(cmds) > 0:
+			cmds[len(cmds)-1].want = append(cmds[len(cmds)-1].want, l)
+		}
+	}
+	for i := range cmds {
+		for len(cmds[i].want) > 0 && cmds[i].want[len(cmds[i].want)-1] == "" {
+			cmds[i].want = cmds[i].want[:len(cmds[i].want)-1]
+		}
+	}
+	return cmds, nil
+}
+
+// shellWords splits a command line as the README's reader's shell would:
+// quotes, $(cat FILE) and $PWD, read in dir.
+func shellWords(text, dir string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(text); i++ {
+		ch := text[i]
+		switch {
+		case ch == ' ' || ch == '\t':
+			if inWord {
+				words, inWord = append(words, cur.String()), false
+				cur.Reset()
+			}
+			continue
+		case ch == '\'' || ch == '"':
+			end := strings.IndexByte(text[i+1:], ch)
+			if end < 0 {
+				return nil, fmt.Errorf("unclosed quote in %q", text)
+			}
+			cur.WriteString(text[i+1 : i+1+end])
+			i += end + 1
+		case strings.HasPrefix(text[i:], "$(cat "):
+			end := strings.IndexByte(text[i:], ')')
+			if end < 0 {
+				return nil, fmt.Errorf("unclosed $( in %q", text)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, strings.TrimSpace(text[i+len("$(cat "):i+end])))
+			if err != nil {
+				return nil, err
+			}
+			cur.WriteString(strings.TrimSpace(string(b)))
+			i += end
+		case strings.HasPrefix(text[i:], "$PWD"):
+			cur.WriteString(dir)
+			i += len("$PWD") - 1
+		case ch == '$' || ch == '|' || ch == ';' || ch == '>' || ch == '<' || ch == '*' || ch == '{':
+			return nil, fmt.Errorf("shell syntax %q the test does not run in %q", ch, text)
+		default:
+			cur.WriteByte(ch)
+		}
+		inWord = true
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+var (
+	digitRun = regexp.MustCompile(`[0-9]+`)
+	spaceRun = regexp.MustCompile(` +`)
+)
+
+// normLine is a line as compared: trailing spaces dropped and, in a timing
+// block, digits and space runs made alike.
+func normLine(l string, timing bool) string {
+	l = strings.TrimRight(l, " ")
+	if timing {
+		l = spaceRun.ReplaceAllString(digitRun.ReplaceAllString(l, "0"), " ")
+	}
+	return l
+}
+
+// missingOutput returns the first group of want ("..."-separated runs of
+// lines) that got does not hold in order, or nil.
+func missingOutput(got string, want []string, timing bool) []string {
+	var lines []string
+	for _, l := range strings.Split(got, "\n") {
+		lines = append(lines, normLine(l, timing))
+	}
+	var groups [][]string
+	cur := []string{}
+	for _, w := range want {
+		if strings.TrimSpace(w) == "..." {
+			groups, cur = append(groups, cur), []string{}
+			continue
+		}
+		cur = append(cur, normLine(w, timing))
+	}
+	groups = append(groups, cur)
+	at := 0
+	for _, g := range groups {
+		if len(g) == 0 {
+			continue
+		}
+		found := -1
+		for i := at; i+len(g) <= len(lines) && found < 0; i++ {
+			match := true
+			for k := range g {
+				if lines[i+k] != g[k] {
+					match = false
+					break
+				}
+			}
+			if match {
+				found = i
+			}
+		}
+		if found < 0 {
+			return g
+		}
+		at = found + len(g)
+	}
+	return nil
+}
+
+// unshownWarnings returns the warnings in got that want does not show.
+func unshownWarnings(got string, want []string, timing bool) []string {
+	shown := map[string]bool{}
+	for _, w := range want {
+		shown[normLine(w, timing)] = true
+	}
+	var out []string
+	for _, l := range strings.Split(got, "\n") {
+		if strings.HasPrefix(l, "servecmp: warning: ") && !strings.Contains(l, "server metrics: only ") && !shown[normLine(l, timing)] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// lockedBuffer is a bytes.Buffer written by a background command.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+// runBackground starts args in the background until the test ends and
+// waits for its first output and its --port-file.
+func runBackground(t *testing.T, args []string, dir string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out lockedBuffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, args, &out, &out) }()
+	t.Cleanup(func() { cancel(); <-done })
+	portFile := ""
+	for i, a := range args {
+		if a == "--port-file" && i+1 < len(args) {
+			portFile = filepath.Join(dir, args[i+1])
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		_, err := os.Stat(portFile)
+		if out.String() != "" && (portFile == "" || err == nil) {
+			return out.String()
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("%v exited %d in the background: %s", args, code, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%v: not ready after 10 s: %s", args, out.String())
+		}
+	}
+}
+
+func TestREADMEExamples(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds, err := readmeCommands(string(readme))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cmds) < 8 {
+		t.Fatalf("README.md has %d console commands; the convention (readme_test.go) seems lost", len(cmds))
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(filepath.Join(repo, "testdata"), filepath.Join(dir, "testdata")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	for _, c := range cmds {
+		words, err := shellWords(c.text, dir)
+		if err != nil {
+			t.Fatalf("README.md:%d: %v", c.line, err)
+		}
+		if len(words) == 0 || words[0] != "servecmp" {
+			t.Fatalf("README.md:%d: a console command must run servecmp: %q", c.line, c.text)
+		}
+		args := words[1:]
+		if args[0] == "serve-sim" {
+			args = append(args, "--decode-base", "100us", "--decode-per-seq", "200us")
+		}
+		var got string
+		code := 0
+		if c.background {
+			got = runBackground(t, args, dir)
+		} else {
+			var stdout, stderr bytes.Buffer
+			code = run(context.Background(), args, &stdout, &stderr)
+			got = stdout.String() + stderr.String()
+		}
+		if code != c.exit {
+			t.Errorf("README.md:%d: %s: exit %d, README says %d\n%s", c.line, c.text, code, c.exit, got)
+		}
+		if miss := missingOutput(got, c.want, c.timing); miss != nil {
+			t.Errorf("README.md:%d: %s: the output lacks the README's lines\n%s\n--- got:\n%s", c.line, c.text, strings.Join(miss, "\n"), got)
+		}
+		if w := unshownWarnings(got, c.want, c.timing); len(w) > 0 {
+			t.Errorf("README.md:%d: %s: warnings the README does not show:\n%s", c.line, c.text, strings.Join(w, "\n"))
+		}
+	}
+}
+
+func TestReadmeCommands(t *testing.T) {
+	md := "text\n```\n$ servecmp not-run\n```\n```console timing\n$ servecmp a \\\n    --b c &\nout 1\n\n$ servecmp d  # exit 3\nerr\n```\n```console\n$ servecmp e\n```\n"
+	got, err := readmeCommands(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []readmeCmd{
+		{line: 6, text: "servecmp a --b c", background: true, timing: true, want: []string{"out 1"}},
+		{line: 10, text: "servecmp d", exit: 3, timing: true, want: []string{"err"}},
+		{line: 14, text: "servecmp e"},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("readmeCommands =\n%+v, want\n%+v", got, want)
+	}
+}
+
+func TestShellWords(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.url"), []byte("http://h:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`servecmp x --url $(cat a.url) --d $PWD/t`, "[servecmp x --url http://h:1 --d " + dir + "/t]"},
+		{`servecmp 'a b' "c d"e`, "[servecmp a b c de]"},
+		{`servecmp x | head`, "error"},
+		{`servecmp --a b{1,2}.json`, "error"},
+	} {
+		w, err := shellWords(tc.in, dir)
+		got := fmt.Sprint(w)
+		if err != nil {
+			got = "error"
+		}
+		if got != tc.want {
+			t.Errorf("shellWords(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestMissingOutput(t *testing.T) {
+	got := "head\nrow 1  12.5 ms\nrow 2  3.0 ms\nmiddle\nservecmp: warning: w 97.4%\n"
+	for _, tc := range []struct {
+		name   string
+		want   []string
+		timing bool
+		ok     bool
+	}{
+		{"exact run", []string{"row 1  12.5 ms", "row 2  3.0 ms"}, false, true},
+		{"a number differs", []string{"row 1  12.6 ms"}, false, false},
+		{"timing: numbers and widths vary", []string{"row 1 99.0 ms", "row 2 1.25 ms"}, true, true},
+		{"timing: words still count", []string{"row 1 99.0 s"}, true, false},
+		{"gap needs ...", []string{"head", "middle"}, false, false},
+		{"gap with ...", []string{"head", "...", "middle", "servecmp: warning: w 97.4%"}, false, true},
+		{"order counts", []string{"middle", "...", "head"}, false, false},
+	} {
+		if miss := missingOutput(got, tc.want, tc.timing); (miss == nil) != tc.ok {
+			t.Errorf("%s: missing %q, want ok %v", tc.name, miss, tc.ok)
+		}
+	}
+	if w := unshownWarnings(got, []string{"servecmp: warning: w 90.0%"}, true); len(w) != 0 {
+		t.Errorf("timing block: warning counted as not shown: %q", w)
+	}
+	if w := unshownWarnings(got, nil, false); len(w) != 1 {
+		t.Errorf("an unshown warning was not found: %q", w)
+	}
+}
