@@ -359,7 +359,7 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 	st.Warnings = stepWarn.all()
 	for _, w := range st.Warnings {
 		if cfg.SweepKind != "" {
-			w = fmt.Sprintf("step %d (%s %g): %s", si, cfg.SweepKind, v, w)
+			w = fmt.Sprintf("step %d of %d (%s %g): %s", si+1, len(cfg.SweepValues), cfg.SweepKind, v, w)
 		}
 		r.warn.add(w)
 	}
@@ -428,7 +428,7 @@ func (r *runner) saturation(values []float64, steps []SweepStep) *Sweep {
 	var use []int
 	for i, s := range steps {
 		if s.Incomplete {
-			r.warn.add(fmt.Sprintf("sweep: step %d (%s %g) was interrupted: it is marked incomplete and not used for the saturation point", i, r.cfg.SweepKind, s.Value))
+			r.warn.add(fmt.Sprintf("sweep: step %d (%s %g) was interrupted: it is marked incomplete and not used for the saturation point", i+1, r.cfg.SweepKind, s.Value))
 			continue
 		}
 		tp, use = append(tp, s.Summary.OutputThroughput), append(use, i)

@@ -32,7 +32,7 @@ func TestInterruptedSweepStepIsMarked(t *testing.T) {
 	if sw.SaturationAt != nil || sw.Saturated {
 		t.Fatalf("saturation at %v from a sweep with one complete step", *sw.SaturationAt)
 	}
-	if !strings.Contains(strings.Join(res.Warnings, "\n"), "step 1 (concurrency 2) was interrupted") {
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "step 2 (concurrency 2) was interrupted") {
 		t.Fatalf("warnings %q", res.Warnings)
 	}
 }
