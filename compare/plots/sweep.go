@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"github.com/servecmp/servecmp/internal/present"
 	"image/color"
 	"math"
 	"path/filepath"
@@ -39,23 +40,6 @@ func curveStyles(curves []compare.SweepCurve) []curveStyle {
 	return out
 }
 
-// offeredLabel names the offered-load axis with its unit.
-func offeredLabel(curves []compare.SweepCurve) string {
-	kind := curves[0].Kind
-	for _, c := range curves {
-		if c.Kind != kind {
-			return "offered load (concurrency, or rate in requests/s)"
-		}
-	}
-	switch kind {
-	case "concurrency":
-		return "offered concurrency (requests in flight)"
-	case "rate":
-		return "offered rate (requests/s)"
-	}
-	return "offered " + kind
-}
-
 // sweepFigures are the one-metric curves against offered load.
 var sweepFigures = []struct {
 	name, ylabel string
@@ -86,7 +70,7 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 func sweep(curves []compare.SweepCurve, ylabel string, get func(compare.SweepPoint) float64) (*plot.Plot, plot.Legend, error) {
 	p := plot.New()
 	p.Title.Text = ylabel + " vs offered load"
-	p.X.Label.Text = offeredLabel(curves)
+	p.X.Label.Text = present.OfferedLoadLabel(curves)
 	p.Y.Label.Text = ylabel
 	p.Add(plotter.NewGrid())
 	leg := plot.NewLegend()

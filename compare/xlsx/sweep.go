@@ -1,6 +1,7 @@
 package xlsx
 
 import (
+	"github.com/servecmp/servecmp/internal/present"
 	"math"
 	"path/filepath"
 	"slices"
@@ -60,7 +61,7 @@ func (b *book) sweep(r *compare.Report) error {
 		xCol          int
 		metric, pct   string // the SLOs this chart's x axis shows
 	}{
-		{"Output throughput vs offered load", offeredTitle(r.Sweeps), swOffered, "", ""},
+		{"Output throughput vs offered load", present.OfferedLoadLabel(r.Sweeps), swOffered, "", ""},
 		{"Output throughput vs TPOT p50 across the sweep", "TPOT p50 (ms)", swTPOTP50, "tpot_ms", "p50"},
 		{"Output throughput vs TTFT p99 across the sweep", "TTFT p99 (ms)", swTTFTP99, "ttft_ms", "p99"},
 	} {
@@ -77,23 +78,6 @@ func (b *book) sweep(r *compare.Report) error {
 		b.charts = append(b.charts, pendingChart{s, cell(swChartsCol, 2+22*i), c})
 	}
 	return nil
-}
-
-// offeredTitle names the offered-load axis with its unit.
-func offeredTitle(curves []compare.SweepCurve) string {
-	kind := curves[0].Kind
-	for _, c := range curves {
-		if c.Kind != kind {
-			return "offered load (concurrency, or rate in requests/s)"
-		}
-	}
-	switch kind {
-	case "concurrency":
-		return "offered concurrency (requests in flight)"
-	case "rate":
-		return "offered rate (requests/s)"
-	}
-	return "offered " + kind
 }
 
 // sweepChart plots output throughput against column xCol, one series per
