@@ -370,29 +370,11 @@ func means(cs [][]float64) []float64 {
 	var out []float64
 	for _, c := range cs {
 		if len(c) > 0 {
-			m, _ := meanSD(c)
+			m, _ := stats.MeanSD(c)
 			out = append(out, m)
 		}
 	}
 	return out
-}
-
-func meanSD(v []float64) (mean, sd float64) {
-	if len(v) == 0 {
-		return math.NaN(), 0
-	}
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	if len(v) < 2 {
-		return mean, 0
-	}
-	var ss float64
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(v)-1))
 }
 
 // throughputMetrics are the per-run figures compared run by run (verdicts.go).

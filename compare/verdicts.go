@@ -214,7 +214,7 @@ func recordsOfRuns(runs []Run, files []Records) []int {
 		d := run.Result.Summary.E2E
 		out[i] = -1
 		for j := range files {
-			if mean, _ := meanSD(e2e[j]); !used[j] && len(e2e[j]) == d.Count && math.Abs(mean-d.Mean) <= 1e-9*math.Max(1, math.Abs(d.Mean)) {
+			if mean, _ := stats.MeanSD(e2e[j]); !used[j] && len(e2e[j]) == d.Count && math.Abs(mean-d.Mean) <= 1e-9*math.Max(1, math.Abs(d.Mean)) {
 				out[i], used[j] = j, true
 				break
 			}
@@ -296,8 +296,8 @@ func perRunValues(runsA, runsB []Run, get func(*benchmark.Result) float64, ok fu
 // NeedsMoreRuns.
 func runMetric(name, unit string, va, vb []float64, lowerBetter bool, o stats.RunOptions) Metric {
 	m := Metric{Name: name, Unit: unit, Verdict: "~", NA: len(va), NB: len(vb), Method: "none"}
-	m.A, m.SDA = meanSD(va)
-	m.B, m.SDB = meanSD(vb)
+	m.A, m.SDA = stats.MeanSD(va)
+	m.B, m.SDB = stats.MeanSD(vb)
 	m.DeltaPct = deltaPct(m.A, m.B)
 	c, err := stats.CompareRuns(va, vb, o)
 	if err != nil {

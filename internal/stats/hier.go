@@ -96,20 +96,9 @@ func perRunStat(runs [][]float64, s Stat) []float64 {
 	for i, r := range runs {
 		sorted := slices.Clone(r)
 		slices.Sort(sorted)
-		out[i] = pointStat(sorted, s)
+		out[i] = s.Of(sorted)
 	}
 	return out
-}
-
-func pointStat(sorted []float64, s Stat) float64 {
-	if s == Mean {
-		var sum float64
-		for _, v := range sorted {
-			sum += v
-		}
-		return sum / float64(len(sorted))
-	}
-	return Quantile(sorted, float64(s))
 }
 
 // hierBootstrap returns, per statistic, the resampled B−A and B/A (NaN
@@ -195,7 +184,7 @@ func newHierSide(runs [][]float64) *hierSide {
 }
 
 // point is the statistic on the pooled values.
-func (h *hierSide) point(s Stat) float64 { return pointStat(h.vals, s) }
+func (h *hierSide) point(s Stat) float64 { return s.Of(h.vals) }
 
 // resample draws, for every picked run, as many of its requests as it
 // holds, with replacement, and writes each statistic of the pooled draw

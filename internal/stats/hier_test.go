@@ -30,7 +30,7 @@ func TestHierWeightedQuantile(t *testing.T) {
 				}
 			}
 			for _, s := range []Stat{Mean, 0, 0.1, 0.25, 0.5, 0.9, 0.99, 1} {
-				if got, want := h.weighted(len(expanded), s), pointStat(expanded, s); !near(got, want, 1e-12) {
+				if got, want := h.weighted(len(expanded), s), s.Of(expanded); !near(got, want, 1e-12) {
 					t.Errorf("stat %v: %v, want %v", float64(s), got, want)
 				}
 			}

@@ -56,8 +56,8 @@ func TestIssue12ThroughputNeedsMoreRuns(t *testing.T) {
 // costs some more, so 60% is the floor.
 func TestIssue12RecommendationDelivers(t *testing.T) {
 	tc := issue12Throughput[0]
-	ma, sa := runMeanSD(tc.a)
-	mb, sb := runMeanSD(tc.b)
+	ma, sa := MeanSD(tc.a)
+	mb, sb := MeanSD(tc.b)
 	seeds := 400
 	if testing.Short() {
 		seeds = 100

@@ -44,7 +44,7 @@ func PairedT(a, b []float64, alpha float64, flips int, seed uint64) (PairedTest,
 	}
 	n := len(d)
 	r := PairedTest{N: n, T: math.NaN(), DF: math.NaN(), P: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN()}
-	r.MeanDiff, r.SDDiff = runMeanSD(d)
+	r.MeanDiff, r.SDDiff = MeanSD(d)
 	r.FlipP, r.FlipMin = signFlip(d, flips, seed)
 	if n < 2 {
 		return r, ErrTooFew

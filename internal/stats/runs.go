@@ -206,8 +206,8 @@ func checkRuns(a, b []float64, o RunOptions) error {
 // runEvidence computes the per-run tests and the power of the design.
 func runEvidence(a, b []float64, o RunOptions) Evidence {
 	ev := Evidence{PerRunA: a, PerRunB: b, P: math.NaN(), DF: math.NaN(), Low: math.NaN(), High: math.NaN()}
-	ev.MeanA, ev.SDA = runMeanSD(a)
-	ev.MeanB, ev.SDB = runMeanSD(b)
+	ev.MeanA, ev.SDA = MeanSD(a)
+	ev.MeanB, ev.SDB = MeanSD(b)
 	if o.Paired {
 		pt, err := PairedT(a, b, o.Alpha, o.Permutations, o.Seed)
 		ev.Method, ev.Diff = "paired-t", pt.MeanDiff
@@ -302,23 +302,6 @@ func joinComma(s []string) string {
 		out += v
 	}
 	return out
-}
-
-// runMeanSD returns the mean and sample standard deviation (n−1) of v; the
-// deviation is 0 for one value.
-func runMeanSD(v []float64) (mean, sd float64) {
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	if len(v) < 2 {
-		return mean, 0
-	}
-	var ss float64
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(v)-1))
 }
 
 // runOverlap is the share of pairs (a_i, b_j) ordered against the sign of

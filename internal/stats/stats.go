@@ -374,3 +374,23 @@ func (s Stat) Of(sorted []float64) float64 {
 	}
 	return Quantile(sorted, float64(s))
 }
+
+// MeanSD returns the mean and sample standard deviation (n−1) of v: NaN
+// and 0 for no values, the value and 0 for one.
+func MeanSD(v []float64) (mean, sd float64) {
+	if len(v) == 0 {
+		return math.NaN(), 0
+	}
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(v)-1))
+}
