@@ -1,11 +1,9 @@
 package plots
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/plot"
 )
@@ -105,46 +103,6 @@ func clampLog(vs []float64, floor float64) []float64 {
 		}
 	}
 	return out
-}
-
-// sloKey is one parsed SLO: a metric ("ttft_ms", "tpot_ms"), an optional
-// percentile ("p50", "p99" or ""), and the threshold in ms.
-type sloKey struct {
-	metric, pct string
-	ms          float64
-}
-
-func (s sloKey) label() string {
-	name := strings.ToUpper(strings.TrimSuffix(s.metric, "_ms"))
-	if s.pct != "" {
-		name += " " + s.pct
-	}
-	return fmt.Sprintf("SLO %s ≤ %g ms", name, s.ms)
-}
-
-// sloPercentiles are the percentiles the sweep points carry per metric:
-// an SLO on another percentile has no points to be read against.
-var sloPercentiles = map[string][]string{"ttft_ms": {"", "p50", "p99"}, "tpot_ms": {"", "p50"}}
-
-// parseSLO checks and orders the SLO thresholds.
-func parseSLO(m map[string]float64) ([]sloKey, error) {
-	var out []sloKey
-	for k, v := range m {
-		metric, pct := k, ""
-		if i := strings.LastIndex(k, "_p"); i > 0 && k[i+2:] != "" && strings.Trim(k[i+2:], "0123456789") == "" {
-			metric, pct = k[:i], k[i+1:]
-		}
-		pcts, ok := sloPercentiles[metric]
-		if !ok || !slices.Contains(pcts, pct) {
-			return nil, fmt.Errorf("plots: SLO %q: want ttft_ms, ttft_ms_p50, ttft_ms_p99, tpot_ms or tpot_ms_p50 (the percentiles sweep results carry)", k)
-		}
-		if !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("plots: SLO %q: threshold %v ms, want a positive number", k, v)
-		}
-		out = append(out, sloKey{metric: metric, pct: pct, ms: v})
-	}
-	slices.SortFunc(out, func(a, b sloKey) int { return strings.Compare(a.metric+a.pct, b.metric+b.pct) })
-	return out, nil
 }
 
 // niceTicks marks a linear axis at about five round values (the step of 1,

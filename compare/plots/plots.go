@@ -18,6 +18,7 @@ package plots
 
 import (
 	"fmt"
+	"github.com/servecmp/servecmp/internal/present"
 	"image/color"
 	"io"
 	"math"
@@ -91,9 +92,9 @@ func WriteWith(dir string, r *compare.Report, o Options) ([]string, error) {
 // saves them: latency CDFs, sweep curves, throughput against latency, GPU
 // regions.
 func Figures(r *compare.Report, o Options) ([]Figure, error) {
-	slo, err := parseSLO(o.SLO)
+	slo, err := present.ParseSLOLines(o.SLO)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("plots: %w", err)
 	}
 	var figs []Figure
 	for _, s := range r.Latency {

@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"github.com/servecmp/servecmp/internal/present"
 	"image/color"
 	"strconv"
 
@@ -50,7 +51,7 @@ var sloColor = color.RGBA{R: 90, G: 90, B: 90, A: 255}
 // throughputLatency draws output throughput (total, and per user) against
 // TPOT and TTFT across each sweep, one line per curve and percentile,
 // every point labelled with its offered load, with the SLO thresholds.
-func throughputLatency(curves []compare.SweepCurve, slo []sloKey) (Figure, error) {
+func throughputLatency(curves []compare.SweepCurve, slo []present.SLOLine) (Figure, error) {
 	styles := curveStyles(curves)
 	f := Figure{Name: "throughput_latency", W: 11 * vg.Inch, H: 8 * vg.Inch, Legend: plot.NewLegend()}
 	for _, row := range tlRows {
@@ -74,17 +75,17 @@ func throughputLatency(curves []compare.SweepCurve, slo []sloKey) (Figure, error
 		f.Legend.Add(k.text, sc)
 	}
 	for _, s := range slo {
-		f.Legend.Add(s.label(), sloLine(0, 0, 1))
+		f.Legend.Add(s.Label(), sloLine(0, 0, 1))
 	}
 	f.Legend.Add("labels: offered " + curves[0].Kind)
 	return f, nil
 }
 
 // sloFor returns the thresholds that apply to metric.
-func sloFor(slo []sloKey, metric string) []sloKey {
-	var out []sloKey
+func sloFor(slo []present.SLOLine, metric string) []present.SLOLine {
+	var out []present.SLOLine
 	for _, s := range slo {
-		if s.metric == metric {
+		if s.Metric == metric {
 			out = append(out, s)
 		}
 	}
@@ -101,7 +102,7 @@ func sloLine(x, y0, y1 float64) *plotter.Line {
 
 // tlPanel draws one y metric against one latency column.
 func tlPanel(curves []compare.SweepCurve, styles []curveStyle, ylabel string, y func(string, compare.SweepPoint) float64,
-	xlabel string, series []tlSeries, slo []sloKey) (*plot.Plot, error) {
+	xlabel string, series []tlSeries, slo []present.SLOLine) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = ylabel + " vs " + xlabel
 	p.Title.TextStyle.Font.Size = vg.Points(11)
@@ -123,12 +124,12 @@ func tlPanel(curves []compare.SweepCurve, styles []curveStyle, ylabel string, y 
 		}
 	}
 	for _, s := range slo {
-		xs = append(xs, s.ms)
+		xs = append(xs, s.Ms)
 	}
 	quantityAxis(&p.X, xs)
 	quantityAxis(&p.Y, ys)
 	for _, s := range slo {
-		p.Add(sloLine(s.ms, p.Y.Min, p.Y.Max))
+		p.Add(sloLine(s.Ms, p.Y.Min, p.Y.Max))
 	}
 	return p, nil
 }

@@ -68,9 +68,9 @@ func (b *book) sweep(r *compare.Report) error {
 		var lines []excelize.ChartSeries
 		var lineX []float64
 		for k, o := range b.slo {
-			if o.bounds(ch.metric, ch.pct) {
+			if o.Bounds(ch.metric, ch.pct) {
 				lines = append(lines, b.sloSeries(s, sloRows[k], o))
-				lineX = append(lineX, o.ms)
+				lineX = append(lineX, o.Ms)
 			}
 		}
 		c := b.sweepChart(s, spans, r.Sweeps, ch.title, ch.xTitle, ch.xCol, lineX)

@@ -41,7 +41,7 @@ type Options struct {
 type book struct {
 	f                                          *excelize.File
 	head, num, num3, pct, intS, sci, wrap, top int
-	slo                                        []slo
+	slo                                        []present.SLOLine
 	// charts are added last, once the column widths are final: a chart
 	// is anchored to cells, so that wider columns would stretch it.
 	charts []pendingChart
@@ -78,9 +78,9 @@ func Build(r *compare.Report) (*excelize.File, error) {
 
 // BuildWith is Build with options.
 func BuildWith(r *compare.Report, o Options) (*excelize.File, error) {
-	slo, err := parseSLO(o.SLO)
+	slo, err := present.ParseSLOLines(o.SLO)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("xlsx: %w", err)
 	}
 	f := excelize.NewFile()
 	b := &book{f: f, slo: slo}
