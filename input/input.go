@@ -22,6 +22,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/servecmp/servecmp/internal/sqliteuri"
 	"io"
 	"io/fs"
 	"os"
@@ -122,23 +123,11 @@ func readKineto(ctx context.Context, path string, f *os.File, opts event.Options
 // DSN returns the read-only, immutable SQLite DSN of path: nothing is
 // locked, journalled or written beside the file.
 func DSN(path string) (string, error) {
-	abs, err := filepath.Abs(path)
+	f, err := sqliteuri.File(path)
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	b.WriteString("file:")
-	for i := 0; i < len(abs); i++ {
-		c := abs[i]
-		// '%', '?' and '#' end or escape URI parts; control bytes are escaped too
-		if c == '%' || c == '?' || c == '#' || c < 0x20 || c == 0x7f {
-			fmt.Fprintf(&b, "%%%02X", c)
-			continue
-		}
-		b.WriteByte(c)
-	}
-	b.WriteString("?mode=ro&immutable=1&_query_only=1&_mutex=no&_cache_size=-1024")
-	return b.String(), nil
+	return f + "?mode=ro&immutable=1&_query_only=1&_mutex=no&_cache_size=-1024", nil
 }
 
 func openNSys(ctx context.Context, path string, opts event.Options) (*event.Capture, error) {

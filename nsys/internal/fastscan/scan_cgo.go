@@ -77,8 +77,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
+	"github.com/servecmp/servecmp/internal/sqliteuri"
 	"unsafe"
 
 	_ "github.com/mattn/go-sqlite3" // links the SQLite library called above
@@ -174,23 +173,9 @@ func stepAll(ctx context.Context, db *C.sqlite3, st *C.sqlite3_stmt, ncol int, f
 // fileURI returns the read-only, immutable SQLite URI of file: '%', '?',
 // '#' and control bytes are escaped. A NUL byte cannot be passed.
 func fileURI(file string) (string, error) {
-	abs, err := filepath.Abs(file)
+	f, err := sqliteuri.File(file)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("fastscan: %w", err)
 	}
-	if strings.IndexByte(abs, 0) >= 0 {
-		return "", fmt.Errorf("fastscan: file name %q holds a NUL byte", file)
-	}
-	var b strings.Builder
-	b.WriteString("file:")
-	for i := 0; i < len(abs); i++ {
-		c := abs[i]
-		if c == '%' || c == '?' || c == '#' || c < 0x20 || c == 0x7f {
-			fmt.Fprintf(&b, "%%%02X", c)
-			continue
-		}
-		b.WriteByte(c)
-	}
-	b.WriteString("?mode=ro&immutable=1")
-	return b.String(), nil
+	return f + "?mode=ro&immutable=1", nil
 }
