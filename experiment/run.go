@@ -4,70 +4,15 @@ package experiment
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/workload"
-	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/compare"
 )
-
-// RunOptions tunes Run.
-type RunOptions struct {
-	// Stderr receives progress: each step begun, kept or finished.
-	Stderr io.Writer
-	// Self is the servecmp binary a launch command named servecmp runs
-	// (LaunchOptions.Self).
-	Self string
-	// Force redoes every step, done or not.
-	Force bool
-	// Version and Commit are servecmp's, recorded in every manifest.
-	Version, Commit string
-	// Report writes the readings for people (report.txt, the workbook,
-	// plots/) into the output directory; Run itself writes report.json.
-	// Nil writes report.json only. slo is the experiment's.
-	Report func(dir string, rep *compare.Report, slo benchmark.SLO) error
-	// Poll is the launcher's gap between readiness probes (0: its default).
-	Poll time.Duration
-}
-
-// Outcome is what a Run did.
-type Outcome struct {
-	Dir  string
-	Plan []Step
-	// Kept lists the steps done by an earlier run and kept (their keys
-	// unchanged); Ran those this run did, in order.
-	Kept, Ran []string
-	Check     *check.Report   // nil when no check result exists
-	Report    *compare.Report // nil when the run stopped before the report
-}
-
-// Output files of the report step, in the output directory.
-const (
-	ReportJSON   = "report.json"
-	ReportText   = "report.txt"
-	Workbook     = "review.xlsx"
-	PlotsDir     = "plots"
-	LogsDir      = "logs"
-	WorkloadFile = "workload.jsonl"
-	ResultFile   = "result.json"
-	RecordsFile  = "records.jsonl"
-	CheckFile    = "check.json"
-)
-
-// ErrInterrupted is wrapped by the error of a run cut short by its
-// context (Ctrl-C): the step under way is left incomplete.
-var ErrInterrupted = errors.New("interrupted")
-
-// ErrCheckFailed is wrapped by the error of a run stopped by a failing
-// pre-flight check (check.on_mismatch: stop).
-var ErrCheckFailed = errors.New("pre-flight check failed")
 
 // runner is one Run's state.
 type runner struct {

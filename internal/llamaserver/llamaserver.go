@@ -120,11 +120,11 @@ func start(t testing.TB, dir string, slots int, extra []string) (*Server, error)
 // stop sends SIGTERM to the server's process, then SIGKILL after
 // StopTimeout.
 func (s *Server) stop(exited chan error) {
-	_ = syscall.Kill(s.PID, syscall.SIGTERM)
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-exited:
 	case <-time.After(StopTimeout):
-		_ = syscall.Kill(s.PID, syscall.SIGKILL)
+		_ = s.cmd.Process.Kill() // SIGKILL
 		<-exited
 	}
 }
