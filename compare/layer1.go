@@ -351,10 +351,6 @@ func finite(f float64) *float64 {
 	return &f
 }
 
-// clustered latency kinds have many values per request; their tests use
-// the request as the unit.
-var clustered = map[string]bool{"itl_ms": true, "itl_per_token_ms": true}
-
 // flat returns the pooled values of clusters, sorted.
 func flat(cs [][]float64) []float64 {
 	var out []float64
@@ -362,18 +358,6 @@ func flat(cs [][]float64) []float64 {
 		out = append(out, c...)
 	}
 	slices.Sort(out)
-	return out
-}
-
-// means returns the mean of each non-empty cluster.
-func means(cs [][]float64) []float64 {
-	var out []float64
-	for _, c := range cs {
-		if len(c) > 0 {
-			m, _ := stats.MeanSD(c)
-			out = append(out, m)
-		}
-	}
 	return out
 }
 

@@ -146,7 +146,7 @@ slo: {ttft_ms: "p99<=500", e2e_ms: "<=2000"}
 	if alive := enginesAlive(pa, pb); len(alive) > 0 {
 		t.Errorf("engines left running: %v", alive)
 	}
-	want := []string{"check", "sweep-a", "sweep-b", "run-a-1", "run-b-1", "run-a-2", "run-b-2", "run-a-3", "run-b-3", "report"}
+	want := []string{"check", "sweep-a", "sweep-b", "run-a-1", "run-b-1", "run-b-2", "run-a-2", "run-a-3", "run-b-3", "report"}
 	if got := stepsRun(stderr); !slices.Equal(got, want) {
 		t.Errorf("steps %v, want %v", got, want)
 	}
@@ -161,7 +161,7 @@ slo: {ttft_ms: "p99<=500", e2e_ms: "<=2000"}
 			t.Errorf("step %s: %q", s, st)
 		}
 	}
-	for _, w := range []string{"slo: ttft_ms:p99<=500,e2e_ms<=2000", "goodput_rps", "Capacity under the SLO", "interleaved in pairs"} {
+	for _, w := range []string{"slo: ttft_ms:p99<=500,e2e_ms<=2000", "goodput_rps", "Capacity under the SLO", "interleaved, counterbalanced"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("report lacks %q", w)
 		}
@@ -244,7 +244,7 @@ func TestRunResumesAfterKill(t *testing.T) {
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 	killEngines(t, pa, pb) // a killed run cannot stop them
-	plan := []string{"check", "run-a-1", "run-b-1", "run-a-2", "run-b-2", "report"}
+	plan := []string{"check", "run-a-1", "run-b-1", "run-b-2", "run-a-2", "report"}
 	var missing []string
 	for _, s := range plan {
 		if stepStatus(t, out, s) != experiment.StatusComplete {

@@ -3,6 +3,7 @@ package present
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,12 +15,15 @@ import (
 //
 // The first sentence is the answer: NOT COMPARABLE when the contract
 // differs undeclared, NOT VALID when the correctness check or the
-// quality status failed, MIXED when each side wins some metrics, else
-// which side is faster or that nothing was shown. Then, per winning side,
-// its metrics with the delta, the interval of B−A at the report's
-// confidence and the p-value; the metrics found indistinguishable and
-// those that need more runs; the validity of the comparison; and layer 2's
-// largest region shift, marked as diagnostic.
+// quality status failed, else the headline compare decided on the
+// primary metrics with a family-wise error rate of at most alpha
+// (compare.Headline): which side is faster, MIXED, CONFOUNDED, NO
+// DIFFERENCE FOUND or NO VERDICT YET. Then, per side, the primary metrics
+// it wins with the delta, the interval of B−A at the report's confidence
+// and the p-values; the exploratory rows significant on their own (each
+// figure once); the metrics found indistinguishable and those that need
+// more runs; the validity of the comparison; and layer 2's largest region
+// shift, marked as diagnostic.
 
 // maxExamples is how many metrics a side's sentence quotes with numbers.
 const maxExamples = 3
@@ -27,12 +31,15 @@ const maxExamples = 3
 // Conclusion returns the comparison's answer in a few plain sentences,
 // the answer first.
 func Conclusion(rep *compare.Report) []string {
-	g := groupVerdicts(rep.Metrics)
+	g := groupVerdicts(rep)
 	out := []string{firstLine(rep, g)}
 	for _, side := range []string{"a", "b"} {
 		if len(g.wins[side]) > 0 {
 			out = append(out, winLine(rep, side, g.wins[side]))
 		}
+	}
+	if l := exploratoryLine(g); l != "" {
+		out = append(out, l)
 	}
 	if len(g.same) > 0 {
 		out = append(out, "Not distinguishable (~): "+kindList(g.same)+".")
@@ -47,19 +54,33 @@ func Conclusion(rep *compare.Report) []string {
 	return out
 }
 
-// verdictGroups sorts the compared metrics by verdict, in report order.
+// verdictGroups sorts the compared metrics by verdict, in report order:
+// wins are the primary metrics a side wins after the family-wise
+// correction, alone the other rows significant at alpha on their own.
+// Rows that repeat another figure (SameAs) are left out.
 type verdictGroups struct {
-	wins       map[string][]compare.Metric // "a", "b"
-	same, more []compare.Metric
+	wins, alone map[string][]compare.Metric // "a", "b"
+	same, more  []compare.Metric
+	primary     int
 }
 
-func groupVerdicts(ms []compare.Metric) verdictGroups {
-	g := verdictGroups{wins: map[string][]compare.Metric{}}
-	for _, m := range ms {
-		switch m.Verdict {
-		case "a", "b":
+func groupVerdicts(rep *compare.Report) verdictGroups {
+	g := verdictGroups{wins: map[string][]compare.Metric{}, alone: map[string][]compare.Metric{}}
+	h := rep.Headline
+	if h == nil {
+		h = &compare.Headline{}
+	}
+	g.primary = len(h.Primary)
+	for _, m := range rep.Metrics {
+		if m.SameAs != "" {
+			continue
+		}
+		switch {
+		case slices.Contains(h.BetterA, m.Name) && m.Verdict == "a", slices.Contains(h.BetterB, m.Name) && m.Verdict == "b":
 			g.wins[m.Verdict] = append(g.wins[m.Verdict], m)
-		case compare.NeedsMoreRuns:
+		case m.Verdict == "a" || m.Verdict == "b":
+			g.alone[m.Verdict] = append(g.alone[m.Verdict], m)
+		case m.Verdict == compare.NeedsMoreRuns:
 			g.more = append(g.more, m)
 		default:
 			g.same = append(g.same, m)
@@ -81,23 +102,52 @@ func firstLine(rep *compare.Report, g verdictGroups) string {
 	if bad := invalidity(rep.Correctness); bad != "" {
 		return "NOT VALID: " + bad + "; the speed verdicts below compare systems that do not produce the same outputs."
 	}
-	na, nb := len(g.wins["a"]), len(g.wins["b"])
-	switch {
-	case na > 0 && nb > 0:
-		return fmt.Sprintf("MIXED: A is better on %d metric(s) (%s), B on %d (%s); neither is faster overall.",
-			na, kindList(g.wins["a"]), nb, kindList(g.wins["b"]))
-	case na > 0 || nb > 0:
-		side, n := "A", na
-		if nb > 0 {
-			side, n = "B", nb
-		}
-		return fmt.Sprintf("%s is faster: better on %d of %d metrics, worse on none.", side, n, na+nb+len(g.same)+len(g.more))
-	case len(g.more) > 0:
-		return fmt.Sprintf("NO VERDICT YET: no metric differs significantly and %d of %d need more runs.", len(g.more), len(g.same)+len(g.more))
-	case len(g.same) > 0:
-		return "NO DIFFERENCE FOUND: A and B are not distinguishable on any metric, and the runs could have detected a difference of 10% of A."
+	h := rep.Headline
+	if h == nil || len(rep.Metrics) == 0 {
+		return "NO VERDICT: no metric could be compared."
 	}
-	return "NO VERDICT: no metric could be compared."
+	family := fmt.Sprintf("%s over the %d primary metrics keeps the chance of a false claim at %g%% or less", procedureName(h.Procedure), g.primary, 100*h.Alpha)
+	switch h.Outcome {
+	case compare.HeadlineWinner:
+		side := strings.ToUpper(h.Winner)
+		return fmt.Sprintf("%s is faster: better on %d of %d primary metrics (%s), worse on none; %s.", side, len(g.wins[h.Winner]), g.primary,
+			kindList(g.wins[h.Winner]), family)
+	case compare.HeadlineMixed:
+		return fmt.Sprintf("MIXED: A is better on %d primary metric(s) (%s), B on %d (%s); neither is faster overall (%s).",
+			len(g.wins["a"]), kindList(g.wins["a"]), len(g.wins["b"]), kindList(g.wins["b"]), family)
+	case compare.HeadlineConfounded:
+		return fmt.Sprintf("CONFOUNDED: the runs were not made in counterbalanced pairs, and the per-run values of %s drift with the runs' start times; "+
+			"no test can tell that drift from a difference between the systems, so no side is named: interleave the runs (A B, B A, …).", strings.Join(h.Drift, ", "))
+	case compare.HeadlineNoDifference:
+		return "NO DIFFERENCE FOUND: A and B are not distinguishable on any primary metric, and the runs could have detected a difference of 10% of A on each."
+	case compare.HeadlineNone:
+		return "NO VERDICT: no primary metric could be compared."
+	}
+	return fmt.Sprintf("NO VERDICT YET: no primary metric differs after the family-wise correction (%s); %d of %d metrics need more runs.",
+		family, len(g.more), len(g.same)+len(g.more)+len(g.alone["a"])+len(g.alone["b"]))
+}
+
+// procedureName names the family-wise procedure for people.
+func procedureName(p string) string {
+	if p == "max-t" {
+		return "the max-T permutation correction"
+	}
+	return "a sequentially rejective Bonferroni correction"
+}
+
+// exploratoryLine lists the rows significant at alpha on their own but
+// not winning a primary metric after the correction, or "".
+func exploratoryLine(g verdictGroups) string {
+	var parts []string
+	for _, side := range []string{"a", "b"} {
+		if ms := g.alone[side]; len(ms) > 0 {
+			parts = append(parts, fmt.Sprintf("%s better on %s", strings.ToUpper(side), kindList(ms)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Exploratory (each row tested alone at alpha, not corrected for the number of rows, never deciding the answer): " + strings.Join(parts, "; ") + "."
 }
 
 // invalidity says why the correctness check or the quality status makes
@@ -160,6 +210,9 @@ func metricEvidence(alpha float64, m compare.Metric) string {
 	if m.PValue != nil {
 		s += "; p " + pText(*m.PValue)
 	}
+	if m.PAdjusted != nil {
+		s += ", adjusted p " + pText(*m.PAdjusted)
+	}
 	return s + ")"
 }
 
@@ -172,7 +225,7 @@ func moreRunsLine(ms []compare.Metric) string {
 	}
 	s := "Needs more runs (no difference found, but too few runs for their spread): " + kindList(ms)
 	if most > 0 {
-		s += fmt.Sprintf("; up to %d runs per side would tell", most)
+		s += fmt.Sprintf("; up to %d runs per side would tell (each row's reason says what they would detect, with what power)", most)
 	}
 	return s + "."
 }
