@@ -5,7 +5,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 export CGO_ENABLED := 1
 
-.PHONY: build test bench demo demo-llamacpp check fmt vet tidy-check layering race clean
+.PHONY: build test bench calibrate demo demo-llamacpp check fmt vet tidy-check layering race clean
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/servecmp ./cmd/servecmp
@@ -17,6 +17,14 @@ bench: build
 	$(GO) run ./internal/benchtool
 	@echo "tokenizer: 10,000 prompts of ~1,000 tokens, 2 goroutines, cold cache (goal: < 10 s per tokenizer)"
 	$(GO) test -run '^$$' -bench '^BenchmarkWorkload10k$$' -benchtime 1x ./tokenizer
+
+# calibrate: the thorough check of compare's verdicts by simulation (A/A
+# and A/B comparisons through written result and records files and the
+# real compare; compare/calibrate): false claims of the headline and of
+# each row, interval coverage, power and "needs more runs". Tens of
+# minutes; the fast check is compare/calibrate's test.
+calibrate:
+	$(GO) run ./internal/cmd/calibrate -n 400
 
 # demo: the whole method from one file (servecmp run), then layer 2 from
 # two bundled nsys-like profiles (scripts/demo.sh: serve-sim's own traces
