@@ -34,9 +34,9 @@ import (
 //     throughput and goodput share alpha equally, and each p99 is tested
 //     with its median's share once the median is rejected. With 3 runs a
 //     side Welch's test has some 3 degrees of freedom, and the extreme t
-//     quantile a split over 8 metrics asks for (t(0.997, 3) = 7.5) would
-//     let a 20% difference pass in about half the comparisons; over 5
-//     (t(0.995, 3) = 5.8) it passes in most;
+//     quantile a split over 8 metrics asks for (t(0.9969, 3) = 6.9)
+//     lets a 20% TTFT difference at 2% run spread pass in about half the
+//     comparisons; split over 5 (t(0.995, 3) = 5.8), in most;
 //   - a primary metric counts for a side when its row is significant on
 //     that side and its adjusted p-value is below alpha. The headline
 //     names a winner when the primary metrics counted favour one side

@@ -37,9 +37,9 @@ const NeedsMoreRuns = "needs more runs"
 // Design is the order in which the runs of A and B were made, read from
 // their start times (benchmark.Result.StartedAt).
 type Design struct {
-	// Layout is "interleaved" (A and B alternate with as many runs each),
-	// "blocked" (every run of one side started first), "mixed" or
-	// "unknown" (a start time is missing).
+	// Layout is "interleaved" (in start order, consecutive pairs of one
+	// run of A and one of B), "blocked" (every run of one side started
+	// first), "mixed" or "unknown" (a start time is missing).
 	Layout string `json:"layout"`
 	// Counterbalanced is true when interleaved pairs start with A and with
 	// B about equally often (A B, B A, …).

@@ -45,7 +45,7 @@ func newCompareCmd(e *env) *cobra.Command {
 	fl.StringArrayVar(&f.intent, "intentional", nil, "declare a difference intentional: a field (manifest.quantization, quantization) or group (model, workload, tokenizer, load, resources); repeatable")
 	fl.Float64Var(&f.alpha, "alpha", 0.05, "significance level of the tests")
 	fl.IntVar(&f.resamples, "resamples", 2000, "random relabellings of the runs for the headline's max-T test (used from 7 runs a side)")
-	fl.Uint64Var(&f.seed, "seed", 1, "bootstrap seed")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the random relabellings")
 	fl.StringVar(&f.format, "format", "text", "output format: text, markdown, json or csv (one long table: table,row,key,column,unit,value)")
 	fl.StringVar(&f.csvDir, "csv-dir", "", emit.CSVDirUsage)
 	fl.StringVar(&f.xlsxPath, "xlsx", "", "also write a review workbook to this .xlsx file")
