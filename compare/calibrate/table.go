@@ -21,8 +21,8 @@ func pct(v float64) string {
 // most often, and how often the rows' 95% intervals hold the true
 // difference, 0.
 func AAHeader(w io.Writer) {
-	fmt.Fprintln(w, "| scenario | n | headline claims % | worst row % (row) | mean row % | interval covers 0 % (lowest row) | rows without interval % | needs more runs % |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| scenario | n | headline claims % | confounded % | worst row % (row) | mean row % | interval covers 0 % (lowest row) | rows without interval % | needs more runs % |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 }
 
 // AARow writes one scenario's line of the A/A table.
@@ -36,8 +36,8 @@ func AARow(w io.Writer, t *Tally) {
 		more += r.NeedsMore
 	}
 	all, low, lowRow := t.Coverage()
-	fmt.Fprintf(w, "| %s | %d | %s | %s (%s) | %s | %s (%s %s) | %s | %s |\n", t.Scenario.Name, t.N, pct(Rate(t.Claimed(), t.N)),
-		pct(worst), name, pct(Rate(called, rows)), pct(all), pct(low), lowRow, pct(Rate(noCI, rows)), pct(Rate(more, rows)))
+	fmt.Fprintf(w, "| %s | %d | %s | %s | %s (%s) | %s | %s (%s %s) | %s | %s |\n", t.Scenario.Name, t.N, pct(Rate(t.Claimed(), t.N)),
+		pct(Rate(t.Headline["confounded"], t.N)), pct(worst), name, pct(Rate(called, rows)), pct(all), pct(low), lowRow, pct(Rate(noCI, rows)), pct(Rate(more, rows)))
 }
 
 // unchanged reports whether a row measures what an A/B scenario leaves
