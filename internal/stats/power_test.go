@@ -131,7 +131,7 @@ func TestRecommendRuns(t *testing.T) {
 // of 3 runs as the truth found it in 57% (issue 20).
 func TestRecommendationDelivers(t *testing.T) {
 	seeds := 400
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		seeds = 150
 	}
 	for _, paired := range []bool{false, true} {

@@ -133,7 +133,11 @@ func TestZeroSpread(t *testing.T) {
 // exactly then; "needs more runs" never comes with p < alpha.
 func TestOneProcedure(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 20))
-	for i := range 3000 {
+	draws := 3000
+	if testing.Short() || raceEnabled {
+		draws = 600
+	}
+	for i := range draws {
 		n := 2 + rng.IntN(6)
 		paired := i%2 == 1
 		nb := n

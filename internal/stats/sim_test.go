@@ -130,7 +130,7 @@ func simulate(t *testing.T, seeds, runs, reqs int, shift float64, st []Stat) sim
 func TestRunAwareFalsePositives(t *testing.T) {
 	const alpha = 0.05
 	seeds, detect := 800, 300
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		seeds, detect = 200, 100
 	}
 	st := []Stat{Mean, 0.5, 0.9, 0.99}
