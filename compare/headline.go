@@ -44,9 +44,10 @@ import (
 //     primary row is "~", and needs more runs otherwise;
 //   - runs that are not counterbalanced pairs (blocked runs above all)
 //     confound a drift over time with the difference. When their per-run
-//     values of a primary metric trend with their start times (stats.Trend,
-//     Holm over the primary metrics at alpha), the headline says the
-//     comparison is confounded instead of naming a winner.
+//     values of a primary metric trend with their start times in the
+//     direction that would produce the difference seen (stats.Trend,
+//     one-sided, Holm over the primary metrics at alpha), the headline
+//     says the comparison is confounded instead of naming a winner.
 
 // Headline outcomes.
 const (
@@ -231,8 +232,11 @@ func (h *Headline) outcome(prim []*Metric) (string, string) {
 }
 
 // driftRows names the primary metrics whose per-run values trend with the
-// runs' start times within each side (stats.Trend), Holm-adjusted over
-// the metrics tested at alpha.
+// runs' start times within each side (stats.Trend) in the direction that
+// would make the later side look as the difference says, Holm-adjusted
+// over the metrics tested at alpha. Only such a drift can stand in for
+// the difference, so the test is one-sided: p/2 when the trend points
+// that way, 1 − p/2 when it points the other.
 func driftRows(prim []*Metric, alpha float64) []string {
 	var names []string
 	var ps []float64
@@ -241,11 +245,18 @@ func driftRows(prim []*Metric, alpha float64) []string {
 		if t0.IsZero() {
 			continue
 		}
-		tr, ok := stats.Trend(seconds(m.runsA.starts, t0), m.runsA.vals, seconds(m.runsB.starts, t0), m.runsB.vals)
+		ta, tb := seconds(m.runsA.starts, t0), seconds(m.runsB.starts, t0)
+		tr, ok := stats.Trend(ta, m.runsA.vals, tb, m.runsB.vals)
 		if !ok {
 			continue
 		}
-		names, ps = append(names, m.Name), append(ps, tr.P)
+		ma, _ := stats.MeanSD(ta)
+		mb, _ := stats.MeanSD(tb)
+		p := 1 - tr.P/2
+		if tr.Slope*(mb-ma)*(m.B-m.A) > 0 {
+			p = tr.P / 2
+		}
+		names, ps = append(names, m.Name), append(ps, p)
 	}
 	var out []string
 	for i, p := range stats.Holm(ps) {
