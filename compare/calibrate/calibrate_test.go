@@ -83,3 +83,26 @@ func TestCalibrationAB(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibrationCanFail keeps the calibration tests honest: the same A/A
+// simulation with compare run at alpha 0.5, a procedure known to claim
+// far too often, must break the 5% bound the tests above hold, and
+// Checks must say so.
+func TestCalibrationCanFail(t *testing.T) {
+	w := world(3, OrderInterleaved, 0.02)
+	w.Requests = 100
+	s := Scenario{Name: "A/A 3 runs interleaved 2%", World: w, Comparisons: scale(80)}
+	tl, err := Simulate(context.Background(), s, Options{Dir: t.TempDir(), Seed: 22, Alpha: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := Rate(tl.Claimed(), tl.N)
+	t.Logf("alpha 0.5: headline claims %.1f%% of %d", 100*claims, tl.N)
+	if claims <= bound(0.05, tl.N) {
+		t.Errorf("alpha 0.5: headline claims only %.3f; the calibration could not catch a miscalibrated procedure", claims)
+	}
+	cs := Checks([]*Tally{tl}, nil)
+	if len(cs) == 0 || cs[0].Pass {
+		t.Errorf("Checks passes an A/A headline claiming %.3f: %+v", claims, cs)
+	}
+}

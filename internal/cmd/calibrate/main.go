@@ -51,6 +51,8 @@ func run(ctx context.Context, n int, seed uint64, resamples int, only string) er
 	if err != nil {
 		return err
 	}
+	fmt.Printf("\n## Done when (issue 20): the worst scenario of each condition, within three binomial standard errors\n\n")
+	calibrate.WriteChecks(os.Stdout, calibrate.Checks(aa, ab))
 	fmt.Println()
 	for _, t := range aa {
 		if t.Scenario.Name == "A/A 3 runs interleaved 20%" {
