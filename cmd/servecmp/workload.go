@@ -65,7 +65,7 @@ func newWorkloadRandomCmd(e *env) *cobra.Command {
 	f.IntVar(&spec.PrefixLen, "prefix-len", 0, "tokens of one shared prefix at the start of every prompt")
 	f.Float64Var(&spec.RequestRate, "request-rate", 0, "mean arrival rate in req/s for arrival offsets (0: none; the load policy decides)")
 	f.Float64Var(&spec.Burstiness, "burstiness", spec.Burstiness, "gamma shape of inter-arrival gaps (1 Poisson, <1 burstier, >1 smoother)")
-	f.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: prompts of exact length under it (README: Real text)")
+	f.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: prompts of exact length under it (docs/workload.md: Real text)")
 	f.StringVar(&prompt, "prompt", "", "prompt form: ids (default without --tokenizer), text or chat (default with it)")
 	f.StringVar(&template, "chat-template", "", "Jinja chat template: render chat prompts client-side and send them as text")
 	registerOutput(cmd, &o, false)
