@@ -45,7 +45,7 @@ func TestStandInConstantPower(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ws, we := runWindow(t, s, 1500*time.Millisecond)
+			ws, we := runWindow(t, s, 2*time.Second)
 			res := s.Result(ws, we)
 			e := res.Energy(3000, 30)
 			want := 1300 * (we - ws)
