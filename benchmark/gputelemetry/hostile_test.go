@@ -39,7 +39,10 @@ func TestHostilePage(t *testing.T) {
 		{"both event names", "DCGM_FI_DEV_CLOCKS_EVENT_REASONS{" + lbl + "} 4\nDCGM_FI_DEV_CLOCK_THROTTLE_REASONS{" + lbl + "} 64\n",
 			func(p page) bool { return p.gpus[0].v[fEvents] == 0x44 && p.dups == 0 }},
 		{"long label", `DCGM_FI_DEV_POWER_USAGE{gpu="0",modelName="` + strings.Repeat("é", 5000) + `"} 1` + "\n",
-			func(p page) bool { m := p.gpus[0].id.Model; return len(m) <= maxLabel && len(m) >= maxLabel-1 && utf8.ValidString(m) }},
+			func(p page) bool {
+				m := p.gpus[0].id.Model
+				return len(m) <= maxLabel && len(m) >= maxLabel-1 && utf8.ValidString(m)
+			}},
 		{"control characters", `DCGM_FI_DEV_POWER_USAGE{gpu="0",Hostname="a\nb"} 1` + "\n", func(p page) bool { return p.gpus[0].id.Host == "ab" }},
 		{"unknown families", "foo 1\nbar{gpu=\"0\"} 2\n", func(p page) bool { return len(p.gpus) == 0 && p.unlabeled == 0 }},
 		{"histogram", "# TYPE DCGM_FI_DEV_POWER_USAGE histogram\nDCGM_FI_DEV_POWER_USAGE_bucket{" + lbl + `,le="+Inf"} 1` + "\n",
