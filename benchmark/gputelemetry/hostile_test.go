@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -89,7 +90,9 @@ func TestHostileExporters(t *testing.T) {
 	t.Cleanup(redirect.Close)
 	big := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		line := "# " + strings.Repeat("x", 1<<16) + "\n"
-		for range maxPageBytes/len(line) + 2 {
+		n := maxPageBytes/len(line) + 2
+		w.Header().Set("Content-Length", strconv.Itoa(n*len(line)))
+		for range n {
 			if _, err := w.Write([]byte(line)); err != nil {
 				return
 			}

@@ -73,6 +73,9 @@ func Get(ctx context.Context, c *http.Client, url string, maxBody int64) ([]byte
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 		return nil, resp.StatusCode, fmt.Errorf("GET %s: %s", redact.URL(url), resp.Status)
 	}
+	if resp.ContentLength > maxBody {
+		return nil, resp.StatusCode, fmt.Errorf("GET %s: page over %d bytes (%d announced)", redact.URL(url), maxBody, resp.ContentLength)
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
 		return nil, resp.StatusCode, fmt.Errorf("GET %s: reading the page: %s", redact.URL(url), redact.Text(err.Error()))

@@ -35,6 +35,11 @@ func TestGetBounds(t *testing.T) {
 			w.Write([]byte(strings.Repeat("a", 100)))
 		case "/over":
 			w.Write([]byte(strings.Repeat("a", 101)))
+		case "/over-chunked":
+			for range 101 {
+				w.Write([]byte("a"))
+				w.(http.Flusher).Flush()
+			}
 		case "/slow":
 			select {
 			case <-time.After(5 * time.Second):
@@ -52,6 +57,9 @@ func TestGetBounds(t *testing.T) {
 	}
 	if _, _, err := Get(ctx, c, srv.URL+"/over", 100); err == nil || !strings.Contains(err.Error(), "page over 100 bytes") {
 		t.Errorf("over: %v", err)
+	}
+	if _, _, err := Get(ctx, c, srv.URL+"/over-chunked", 100); err == nil || !strings.Contains(err.Error(), "page over 100 bytes") {
+		t.Errorf("over, chunked: %v", err)
 	}
 	if _, status, err := Get(ctx, c, srv.URL+"/down", 100); err == nil || status != 503 {
 		t.Errorf("503: %d %v", status, err)
