@@ -26,9 +26,11 @@
 //     source), else the counter's new value, a lower bound.
 //   - Window edges fall between samples: the counter (or the power) is
 //     interpolated linearly to them and extrapolated at the neighbouring
-//     interval's rate where the samples stop short; UncertaintyJ bounds
-//     what that can get wrong if the power stayed within [0, the highest
-//     power seen].
+//     interval's rate where the samples stop short. A counter value that
+//     repeats is a cached reading, not a new one: only the first sample of
+//     each value is kept (changePoints). UncertaintyJ bounds what the
+//     edges, the extrapolation and the readings' age can get wrong if the
+//     power stayed within [0, the highest power seen].
 //   - A slow, failing or missing exporter, or a missing GPU, is a warning
 //     in the result and clears Complete; it never loses the run.
 package gputelemetry

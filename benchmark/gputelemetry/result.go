@@ -64,8 +64,10 @@ type GPU struct {
 	CounterJ       *float64 `json:"counter_j,omitempty"`
 	PowerIntegralJ *float64 `json:"power_integral_j,omitempty"`
 	// UncertaintyJ bounds the error from the window's edges falling
-	// between samples (and from extrapolation), if the power stayed within
-	// [0, the highest power seen].
+	// between samples, from extrapolation and from the readings' age (a
+	// reading may be as old as the gap since the sample before it), if the
+	// power stayed within [0, the highest power seen]. For the power
+	// integral it leaves out the sampling error inside the window.
 	UncertaintyJ float64 `json:"uncertainty_j"`
 	// UncoveredS is how much of the window lies outside the samples the
 	// energy came from (extrapolated).
