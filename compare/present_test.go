@@ -9,7 +9,7 @@ import (
 
 	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/internal/golden"
-	"github.com/servecmp/servecmp/internal/present"
+	"github.com/servecmp/servecmp/output/present"
 )
 
 // TestGolden writes the golden report in every format through the

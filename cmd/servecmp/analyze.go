@@ -10,9 +10,9 @@ import (
 	"github.com/servecmp/servecmp/classify"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/cli"
-	"github.com/servecmp/servecmp/internal/emit"
-	"github.com/servecmp/servecmp/internal/present"
-	"github.com/servecmp/servecmp/internal/table"
+	"github.com/servecmp/servecmp/output/emit"
+	"github.com/servecmp/servecmp/output/present"
+	"github.com/servecmp/servecmp/output/table"
 	"github.com/servecmp/servecmp/rules"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/internal/cli"
-	"github.com/servecmp/servecmp/internal/emit"
+	"github.com/servecmp/servecmp/output/emit"
 )
 
 // benchFlags are the benchmark command's flags: the run's options, and

@@ -9,8 +9,8 @@ import (
 
 	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/internal/atomicfile"
-	"github.com/servecmp/servecmp/internal/emit"
-	"github.com/servecmp/servecmp/internal/table"
+	"github.com/servecmp/servecmp/output/emit"
+	"github.com/servecmp/servecmp/output/table"
 )
 
 // checkFlags are the check command's options.

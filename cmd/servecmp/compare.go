@@ -9,9 +9,9 @@ import (
 
 	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/internal/atomicfile"
-	"github.com/servecmp/servecmp/internal/emit"
-	"github.com/servecmp/servecmp/internal/present"
-	"github.com/servecmp/servecmp/internal/table"
+	"github.com/servecmp/servecmp/output/emit"
+	"github.com/servecmp/servecmp/output/present"
+	"github.com/servecmp/servecmp/output/table"
 )
 
 // compareFlags are the compare command's flags.

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/internal/emit"
+	"github.com/servecmp/servecmp/output/emit"
 	"github.com/servecmp/servecmp/profile"
 )
 

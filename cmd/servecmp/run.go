@@ -8,7 +8,7 @@ import (
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/experiment"
-	"github.com/servecmp/servecmp/internal/emit"
+	"github.com/servecmp/servecmp/output/emit"
 )
 
 func newRunCmd(e *env) *cobra.Command {

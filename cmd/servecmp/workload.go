@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
-	"github.com/servecmp/servecmp/internal/present"
+	"github.com/servecmp/servecmp/output/present"
 )
 
 func newWorkloadCmd(e *env) *cobra.Command {

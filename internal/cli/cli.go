@@ -14,7 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/servecmp/servecmp/internal/redact"
-	"github.com/servecmp/servecmp/internal/table"
+	"github.com/servecmp/servecmp/output/table"
 	"io"
 	"os"
 	"strings"

@@ -19,7 +19,7 @@ const cmdBudget = 1000
 
 // presentation packages turn domain values into tables and files.
 var presentation = []string{
-	"internal/table", "internal/present", "internal/emit", "compare/xlsx", "compare/plots", "compare/html",
+	"output/",
 }
 
 // outside the domain: the CLI, the encoders, tools and test helpers.

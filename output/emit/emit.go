@@ -1,0 +1,27 @@
+// Package emit writes what servecmp's commands produce, below the CLI:
+// a finished run's result file, text summary and warnings, with the exit
+// status its outcome implies (result.go), and the files of a comparison
+// report: workbook, plots, HTML page, report.txt (report.go).
+//
+// It is on the presentation side: it imports internal/present and the
+// compare renderers; no domain package imports it. Data goes to stdout,
+// progress ("wrote FILE") and warnings to stderr, warnings last. Errors
+// name the file or flag they concern.
+package emit
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/servecmp/servecmp/internal/redact"
+	"github.com/servecmp/servecmp/output/table"
+)
+
+// Warn prints warnings to w (stderr), one line each under the one
+// warning prefix, scrubbed of credentials. Commands call it after
+// writing their data.
+func Warn(w io.Writer, warnings ...string) {
+	for _, s := range warnings {
+		fmt.Fprintf(w, "servecmp: warning: %s\n", table.Escape(redact.Text(s)))
+	}
+}
