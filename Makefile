@@ -14,7 +14,7 @@ test:
 	$(GO) test ./...
 
 bench: build
-	$(GO) run ./internal/benchtool
+	$(GO) run ./internal/cmd/benchtool
 	@echo "tokenizer: 10,000 prompts of ~1,000 tokens, 2 goroutines, cold cache (goal: < 10 s per tokenizer)"
 	$(GO) test -run '^$$' -bench '^BenchmarkWorkload10k$$' -benchtime 1x ./tokenizer
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/servermetrics"
 	"github.com/servecmp/servecmp/benchmark/workload"
-	"github.com/servecmp/servecmp/internal/llamaserver"
+	"github.com/servecmp/servecmp/internal/testkit/llamaserver"
 )
 
 // llamaWorkload is n token-id prompts of 16 to 48 tokens asking for out

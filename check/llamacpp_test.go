@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
-	"github.com/servecmp/servecmp/internal/llamaserver"
+	"github.com/servecmp/servecmp/internal/testkit/llamaserver"
 )
 
 // TestLlamaCppOneVsFourSlots checks a one-slot llama.cpp server against a

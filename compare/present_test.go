@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/servecmp/servecmp/compare"
-	"github.com/servecmp/servecmp/internal/golden"
+	"github.com/servecmp/servecmp/internal/testkit/golden"
 	"github.com/servecmp/servecmp/output/present"
 )
 

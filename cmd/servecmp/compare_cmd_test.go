@@ -14,7 +14,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/workload"
-	"github.com/servecmp/servecmp/internal/golden"
+	"github.com/servecmp/servecmp/internal/testkit/golden"
 )
 
 func runCompareCLI(t *testing.T, args ...string) (int, string, string) {

@@ -24,12 +24,12 @@ var presentation = []string{
 
 // outside the domain: the CLI, the encoders, tools and test helpers.
 var notDomain = []string{
-	"cmd/", "internal/cli", "internal/benchtool", "internal/demogen", "internal/golden", "internal/layering",
+	"cmd/", "internal/cli", "internal/cmd/", "internal/testkit/", "internal/layering",
 }
 
 // driverAllowed may import the SQLite driver: input opens files with it
 // and hands the fast path its symbols; nsystest writes fixture exports.
-var driverAllowed = []string{"input", "nsys/internal/fastscan", "nsys/nsystest"}
+var driverAllowed = []string{"input", "nsys/internal/fastscan", "internal/testkit/nsystest"}
 
 const driver = "github.com/mattn/go-sqlite3"
 

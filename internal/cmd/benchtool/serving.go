@@ -3,7 +3,7 @@
 package main
 
 import (
-	"github.com/servecmp/servecmp/nsys/nsystest"
+	"github.com/servecmp/servecmp/internal/testkit/nsystest"
 )
 
 // servingSteps is how many eager serving steps the serving benchmark

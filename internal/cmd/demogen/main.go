@@ -3,8 +3,8 @@
 // Systems SQLite exports made with nsystest.Serving (see
 // testdata/demo/README.md). The output is deterministic.
 //
-//	go run ./internal/demogen            # writes testdata/demo/*.sqlite
-//	go run ./internal/demogen -out DIR
+//	go run ./internal/cmd/demogen            # writes testdata/demo/*.sqlite
+//	go run ./internal/cmd/demogen -out DIR
 package main
 
 import (
@@ -13,7 +13,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/servecmp/servecmp/nsys/nsystest"
+	"github.com/servecmp/servecmp/internal/testkit/nsystest"
 )
 
 // Demo is one demo export.

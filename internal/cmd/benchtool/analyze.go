@@ -21,7 +21,7 @@ import (
 	"github.com/servecmp/servecmp/event"
 	"github.com/servecmp/servecmp/input"
 	"github.com/servecmp/servecmp/internal/interval"
-	"github.com/servecmp/servecmp/nsys/nsystest"
+	"github.com/servecmp/servecmp/internal/testkit/nsystest"
 )
 
 // Size of the analyze benchmark and its goals.

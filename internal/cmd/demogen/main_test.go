@@ -8,7 +8,7 @@ import (
 )
 
 // TestDemoUpToDate regenerates the demo exports and compares them byte
-// for byte with the committed ones (go run ./internal/demogen refreshes
+// for byte with the committed ones (go run ./internal/cmd/demogen refreshes
 // them).
 func TestDemoUpToDate(t *testing.T) {
 	dir := t.TempDir()
@@ -23,7 +23,7 @@ func TestDemoUpToDate(t *testing.T) {
 		if len(got) > 1<<20 {
 			t.Errorf("%s: %d bytes, want < 1 MiB", d.File, len(got))
 		}
-		want, err := os.ReadFile(filepath.Join("..", "..", "testdata", "demo", d.File))
+		want, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "demo", d.File))
 		if os.IsNotExist(err) {
 			t.Skipf("testdata/demo/%s absent", d.File)
 		}
@@ -31,7 +31,7 @@ func TestDemoUpToDate(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("testdata/demo/%s is stale: run go run ./internal/demogen", d.File)
+			t.Errorf("testdata/demo/%s is stale: run go run ./internal/cmd/demogen", d.File)
 		}
 	}
 }
