@@ -8,8 +8,8 @@ import (
 
 	"github.com/servecmp/servecmp/analysis"
 	"github.com/servecmp/servecmp/classify"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/internal/atomicfile"
-	"github.com/servecmp/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/output/emit"
 	"github.com/servecmp/servecmp/output/present"
 	"github.com/servecmp/servecmp/output/table"

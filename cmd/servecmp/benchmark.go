@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/internal/cli"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/output/emit"
 )
 

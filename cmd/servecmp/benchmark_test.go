@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/servecmp/servecmp/internal/cli"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 	"net"
 	"net/http"
 	"net/http/httptest"

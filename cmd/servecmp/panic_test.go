@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/servecmp/servecmp/internal/cli"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 	"strings"
 	"testing"
 )

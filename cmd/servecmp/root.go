@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/servecmp/servecmp/internal/cli"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/output/emit"
 )
 

@@ -92,12 +92,12 @@ func TestLongFuncsFinds(t *testing.T) {
 	dir := t.TempDir()
 	long := "package p\n\nfunc Long() {\n" + strings.Repeat("\t_ = 1\n", maxFuncLines-1) + "}\n\nfunc Short() {}\n"
 	files := map[string]string{
-		"p/p.go":                  long,
-		"p/p_test.go":             strings.ReplaceAll(long, "Long", "LongTest"),
-		"p/fixture_build.go":      strings.ReplaceAll(long, "Long", "LongFixture"),
+		"p/p.go":                      long,
+		"p/p_test.go":                 strings.ReplaceAll(long, "Long", "LongTest"),
+		"p/fixture_build.go":          strings.ReplaceAll(long, "Long", "LongFixture"),
 		"internal/cmd/demogen/gen.go": strings.ReplaceAll(long, "Long", "LongDemo"),
-		"p/testdata/ignored/x.go": long,
-		"q/ok.go":                 "package q\n\nfunc Fine() {\n" + strings.Repeat("\t_ = 1\n", maxFuncLines-2) + "}\n",
+		"p/testdata/ignored/x.go":     long,
+		"q/ok.go":                     "package q\n\nfunc Fine() {\n" + strings.Repeat("\t_ = 1\n", maxFuncLines-2) + "}\n",
 	}
 	for p, s := range files {
 		path := filepath.Join(dir, filepath.FromSlash(p))

@@ -10,6 +10,7 @@
 package emit
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -25,3 +26,20 @@ func Warn(w io.Writer, warnings ...string) {
 		fmt.Fprintf(w, "servecmp: warning: %s\n", table.Escape(redact.Text(s)))
 	}
 }
+
+// Outcomes a pipeline gates on: an error of a command's outcome matches
+// one of them (errors.Is) when the CLI is to give it an exit status of its
+// own (cmd/servecmp/internal/cli: 3 and 4).
+var (
+	// ErrNotComparable: a complete comparison report says NOT COMPARABLE.
+	ErrNotComparable = errors.New("not comparable")
+	// ErrTooManyFailures: more requests failed than the run allows.
+	ErrTooManyFailures = errors.New("too many failed requests")
+)
+
+// outcome is err marked with the outcome kind, one of the Err values
+// above; its message is err's alone.
+type outcome struct{ err, kind error }
+
+func (o *outcome) Error() string   { return o.err.Error() }
+func (o *outcome) Unwrap() []error { return []error{o.err, o.kind} }

@@ -11,7 +11,6 @@ import (
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/compare"
-	"github.com/servecmp/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/profile"
 )
 
@@ -28,8 +27,11 @@ func exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
-	if xe := (*cli.ExitError)(nil); errors.As(err, &xe) {
-		return xe.Code
+	switch {
+	case errors.Is(err, ErrNotComparable):
+		return 3
+	case errors.Is(err, ErrTooManyFailures):
+		return 4
 	}
 	return 1
 }
@@ -44,8 +46,8 @@ func TestBenchmarkOutcome(t *testing.T) {
 		want      string
 	}{
 		{"ok", benchmark.Result{Summary: ok}, 0.2, 0, ""},
-		{"share", benchmark.Result{Summary: ok}, 0.05, cli.ExitTooManyFailures, "10.0% of the requests failed"},
-		{"none", benchmark.Result{Summary: benchmark.Summary{RequestsFailed: 2}}, 1, cli.ExitTooManyFailures, "no request succeeded (2 failed"},
+		{"share", benchmark.Result{Summary: ok}, 0.05, 4, "10.0% of the requests failed"},
+		{"none", benchmark.Result{Summary: benchmark.Summary{RequestsFailed: 2}}, 1, 4, "no request succeeded (2 failed"},
 		{"incomplete", benchmark.Result{Summary: ok, Incomplete: true}, 1, 1, "interrupted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -120,7 +122,7 @@ func TestNotComparable(t *testing.T) {
 		t.Errorf("comparable: %v", err)
 	}
 	err := NotComparable(&compare.Report{NotComparable: []string{"model", "workload"}})
-	if exitCode(err) != cli.ExitNotComparable || !strings.Contains(err.Error(), "model, workload differ(s)") {
+	if exitCode(err) != 3 || !strings.Contains(err.Error(), "model, workload differ(s)") {
 		t.Errorf("not comparable: %v (exit %d)", err, exitCode(err))
 	}
 }

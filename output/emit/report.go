@@ -12,7 +12,6 @@ import (
 	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/experiment"
 	"github.com/servecmp/servecmp/internal/atomicfile"
-	"github.com/servecmp/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/output/html"
 	"github.com/servecmp/servecmp/output/plots"
 	"github.com/servecmp/servecmp/output/present"
@@ -101,12 +100,12 @@ func RunReport(stdout, stderr io.Writer, dir string, rep *compare.Report, slo be
 	return err
 }
 
-// NotComparable is the exit status of a complete comparison report: exit
-// 3 when it says NOT COMPARABLE, so that a pipeline cannot take its
-// verdicts; nil otherwise.
+// NotComparable is the outcome of a complete comparison report: an error
+// marked ErrNotComparable (exit 3) when it says NOT COMPARABLE, so that a
+// pipeline cannot take its verdicts; nil otherwise.
 func NotComparable(rep *compare.Report) error {
 	if rep.Comparable {
 		return nil
 	}
-	return &cli.ExitError{Code: cli.ExitNotComparable, Err: fmt.Errorf("NOT COMPARABLE: %s differ(s); declare intended differences with --intentional", strings.Join(rep.NotComparable, ", "))}
+	return &outcome{fmt.Errorf("NOT COMPARABLE: %s differ(s); declare intended differences with --intentional", strings.Join(rep.NotComparable, ", ")), ErrNotComparable}
 }

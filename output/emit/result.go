@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/output/present"
 	"github.com/servecmp/servecmp/profile"
 )
@@ -17,7 +16,7 @@ import (
 // interrupted run, or too many failed requests (exit 4: none succeeded,
 // or a share above maxFailed, 0 to 1).
 func Benchmark(stdout, stderr io.Writer, out string, res *benchmark.Result, maxFailed float64) error {
-	return result(stdout, stderr, out, res, maxFailed, cli.ExitTooManyFailures,
+	return result(stdout, stderr, out, res, maxFailed, ErrTooManyFailures,
 		func(w io.Writer) error { return benchmark.WriteResult(out, w, res) },
 		func(w io.Writer) error { return present.WriteBenchmarkText(w, res) })
 }
@@ -25,16 +24,16 @@ func Benchmark(stdout, stderr io.Writer, out string, res *benchmark.Result, maxF
 // Profile writes a profile result as Benchmark does; a run with no
 // request succeeded fails with exit 1, and the failed share is not gated.
 func Profile(stdout, stderr io.Writer, out string, res *profile.Result) error {
-	return result(stdout, stderr, out, res.Result, 1, cli.ExitFailure,
+	return result(stdout, stderr, out, res.Result, 1, nil,
 		func(w io.Writer) error { return profile.WriteResult(out, w, res) },
 		func(w io.Writer) error { return present.WriteProfileText(w, res) })
 }
 
 // result writes the result file with file (given stdout), the text
-// summary with text, the warnings, then returns the outcome of res: exit
-// noneOK when no request succeeded, exit 4 when more than maxFailed of
-// them failed.
-func result(stdout, stderr io.Writer, out string, res *benchmark.Result, maxFailed float64, noneOK int,
+// summary with text, the warnings, then returns the outcome of res: an
+// error marked noneOK (nil: a plain failure) when no request succeeded,
+// one marked ErrTooManyFailures when more than maxFailed of them failed.
+func result(stdout, stderr io.Writer, out string, res *benchmark.Result, maxFailed float64, noneOK error,
 	file, text func(io.Writer) error) error {
 	var outErr error
 	if out != "" {
@@ -54,10 +53,14 @@ func result(stdout, stderr io.Writer, out string, res *benchmark.Result, maxFail
 	case res.Incomplete:
 		return errors.New("interrupted: the result is marked incomplete")
 	case res.Summary.RequestsOK == 0:
-		return &cli.ExitError{Code: noneOK, Err: fmt.Errorf("no request succeeded (%d failed: %s)", res.Summary.RequestsFailed, present.FailureClasses(res.Summary.FailedByClass))}
+		err := fmt.Errorf("no request succeeded (%d failed: %s)", res.Summary.RequestsFailed, present.FailureClasses(res.Summary.FailedByClass))
+		if noneOK == nil {
+			return err
+		}
+		return &outcome{err, noneOK}
 	case res.FailedShare() > maxFailed:
-		return &cli.ExitError{Code: cli.ExitTooManyFailures, Err: fmt.Errorf("%.1f%% of the requests failed, more than --max-failed-share %g allows (last step: %s)",
-			100*res.FailedShare(), maxFailed, present.FailureClasses(res.Summary.FailedByClass))}
+		return &outcome{fmt.Errorf("%.1f%% of the requests failed, more than --max-failed-share %g allows (last step: %s)",
+			100*res.FailedShare(), maxFailed, present.FailureClasses(res.Summary.FailedByClass)), ErrTooManyFailures}
 	}
 	return nil
 }

@@ -1,5 +1,7 @@
-// Package cli runs a cobra command tree with servecmp's exit codes: 0 ok,
-// 1 when the work failed, 2 for a bad invocation. Errors are printed on
+// Package cli runs a cobra command tree with servecmp's exit codes, all
+// decided here: 0 ok, 1 when the work failed, 2 for a bad invocation, 3
+// for a comparison that is not comparable and 4 for a run with too many
+// failed requests (the outcomes output/emit marks). Errors are printed on
 // one line on stderr, prefixed with the program name; a usage error adds
 // a hint to run --help.
 //
@@ -13,13 +15,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/servecmp/servecmp/internal/redact"
-	"github.com/servecmp/servecmp/output/table"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/servecmp/servecmp/internal/redact"
+	"github.com/servecmp/servecmp/output/emit"
+	"github.com/servecmp/servecmp/output/table"
 )
 
 // Exit codes.
@@ -69,21 +73,21 @@ func Run(ctx context.Context, root *cobra.Command, args []string, stdout, stderr
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", root.Name())
 		return ExitUsage
 	}
-	if xe := (*ExitError)(nil); errors.As(err, &xe) {
-		return xe.Code
+	return exitCode(err)
+}
+
+// exitCode is the exit status of a failure: the outcomes a pipeline gates
+// on have their own (emit's ErrNotComparable, ErrTooManyFailures), any
+// other failure is ExitFailure.
+func exitCode(err error) int {
+	switch {
+	case errors.Is(err, emit.ErrNotComparable):
+		return ExitNotComparable
+	case errors.Is(err, emit.ErrTooManyFailures):
+		return ExitTooManyFailures
 	}
 	return ExitFailure
 }
-
-// ExitError is a failure with an exit code of its own (ExitNotComparable,
-// ExitTooManyFailures), for outcomes a pipeline gates on.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string { return e.Err.Error() }
-func (e *ExitError) Unwrap() error { return e.Err }
 
 // isUsage reports whether err is a bad invocation: a usage error, or an
 // error cobra returned before any command ran.
