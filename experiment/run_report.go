@@ -81,7 +81,7 @@ func (r *runner) report(_ string) error {
 		return err
 	}
 	if r.o.Report != nil {
-		if err := r.o.Report(r.dir, rep, r.e.SLO); err != nil {
+		if err := r.o.Report(reportPaths(r.dir), rep, r.e.SLO); err != nil {
 			return fmt.Errorf("report: %v", err)
 		}
 	}

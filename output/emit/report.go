@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/compare"
-	"github.com/servecmp/servecmp/experiment"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/output/html"
 	"github.com/servecmp/servecmp/output/plots"
@@ -78,21 +76,20 @@ func (f Files) wrote(path string) {
 	}
 }
 
-// RunReport writes the report of a run's comparison into dir: the
-// workbook, the plots and the HTML page (with the SLO's lines), then
-// report.txt, which it also writes to stdout, and the report's warnings
-// to stderr.
-func RunReport(stdout, stderr io.Writer, dir string, rep *compare.Report, slo benchmark.SLO) error {
+// RunReport writes the report of a run's comparison: the files of f
+// (workbook, plots, HTML page), drawn with the SLO's lines, then the text
+// report into the file text, which it also writes to stdout, and the
+// report's warnings to stderr.
+func RunReport(stdout, stderr io.Writer, text string, f Files, rep *compare.Report, slo benchmark.SLO) error {
 	var buf bytes.Buffer
 	if err := present.WriteComparison(&buf, rep, "text"); err != nil {
 		return err
 	}
-	f := Files{XLSX: filepath.Join(dir, experiment.Workbook), HTML: filepath.Join(dir, "report.html"),
-		Plots: filepath.Join(dir, experiment.PlotsDir), Options: plots.Options{SLO: compare.SLOLines(slo)}}
+	f.Options = plots.Options{SLO: compare.SLOLines(slo)}
 	if _, err := f.Write(rep); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(dir, experiment.ReportText), buf.Bytes()); err != nil {
+	if err := atomicfile.Write(text, buf.Bytes()); err != nil {
 		return err
 	}
 	_, err := stdout.Write(buf.Bytes())
