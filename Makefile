@@ -45,7 +45,7 @@ tidy-check:
 # layering: domain packages never import cmd, the presentation layer or the
 # SQLite driver, and cmd/servecmp stays within its line budget.
 layering:
-	$(GO) test -count=1 ./internal/layering
+	$(GO) test -count=1 ./internal/testkit/layering
 
 race:
 	$(GO) test -race ./...
