@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/check/checkreport"
 )
 
 // Job is one pre-flight check as servecmp check gives it: the two
@@ -19,7 +20,7 @@ type Job struct {
 	A, B                        Target
 	Model, Workload, APIKeyFile string
 	Limit                       int
-	Quality                     Quality
+	Quality                     checkreport.Quality
 	Options                     Options
 }
 
@@ -45,7 +46,7 @@ func (j *Job) Validate() error {
 
 // Run reads the API key and runs the check (RunFile), writing a progress
 // line every 10 requests and at the end to progress.
-func (j *Job) Run(ctx context.Context, progress io.Writer) (*Report, error) {
+func (j *Job) Run(ctx context.Context, progress io.Writer) (*checkreport.Report, error) {
 	a, b := j.A, j.B
 	a.Model, b.Model = cmp.Or(a.Model, j.Model), cmp.Or(b.Model, j.Model)
 	key, err := benchmark.ReadAPIKey(j.APIKeyFile)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/servecmp/servecmp/check/checkreport"
 )
 
 func TestJobValidate(t *testing.T) {
-	good := Job{A: Target{URL: "http://a:1"}, B: Target{URL: "http://b:2"}, Workload: "w.jsonl", Quality: Quality{Status: "not-run"}}
+	good := Job{A: Target{URL: "http://a:1"}, B: Target{URL: "http://b:2"}, Workload: "w.jsonl", Quality: checkreport.Quality{Status: "not-run"}}
 	for _, tc := range []struct {
 		name string
 		edit func(*Job)

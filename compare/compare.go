@@ -31,7 +31,7 @@ import (
 	"io"
 
 	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/check/checkreport"
 )
 
 // Run is one benchmark result file.
@@ -52,7 +52,7 @@ type Input struct {
 	RecordsA, RecordsB []Records
 	ProfilesA          []Profile
 	ProfilesB          []Profile
-	Check              *check.Report
+	Check              *checkreport.Report
 	CheckPath          string
 	// Intentional lists the manifest fields (flattened names such as
 	// "manifest.quantization", or their last element, or one of the groups

@@ -10,7 +10,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/servermetrics"
-	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/classify"
 	"github.com/servecmp/servecmp/internal/stats"
 )
@@ -261,8 +261,8 @@ func goldenReport(t *testing.T) *Report {
 	}
 	swA := Run{Path: "sweep-a.json", Result: &benchmark.Result{Schema: benchmark.Schema, Manifest: a[0].Result.Manifest,
 		Workload: a[0].Result.Workload, Load: a[0].Result.Load, Sweep: sw}}
-	chk := &check.Report{Schema: check.Schema, Summary: check.Summary{Requests: 8, ExactMatch: 8, OKBoth: 8, Evidence: check.TokenIDs, Passed: true},
-		Quality: check.Quality{Status: "not-run"}}
+	chk := &checkreport.Report{Schema: checkreport.Schema, Summary: checkreport.Summary{Requests: 8, ExactMatch: 8, OKBoth: 8, Evidence: checkreport.TokenIDs, Passed: true},
+		Quality: checkreport.Quality{Status: "not-run"}}
 	rep, err := New(Input{A: append(a, swA), B: b, RecordsA: ra, RecordsB: rb, Intentional: []string{"quantization"},
 		Check: chk, CheckPath: "check.json",
 		ProfilesA: []Profile{profile("0", 600e6, 300e6, 100e6, 100)},
@@ -341,8 +341,8 @@ func TestPooledMatchesBenchmarkSummary(t *testing.T) {
 func TestTextEvidenceIsCalledWeaker(t *testing.T) {
 	a, _ := mkSide("a", 1, 1, 100, 20, []float64{1000})
 	b, _ := mkSide("b", 2, 1, 100, 20, []float64{1000})
-	chk := &check.Report{Schema: check.Schema, Summary: check.Summary{Requests: 4, ExactMatch: 4, OKBoth: 4, Evidence: check.Text, Passed: true,
-		EvidenceCounts: map[check.Evidence]int{check.TokenIDs: 1, check.Text: 3}}}
+	chk := &checkreport.Report{Schema: checkreport.Schema, Summary: checkreport.Summary{Requests: 4, ExactMatch: 4, OKBoth: 4, Evidence: checkreport.Text, Passed: true,
+		EvidenceCounts: map[checkreport.Evidence]int{checkreport.TokenIDs: 1, checkreport.Text: 3}}}
 	rep, err := New(Input{A: a, B: b, Check: chk})
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/servermetrics"
-	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/internal/stats"
 )
 
@@ -271,7 +271,7 @@ func (r *Report) correctness(in Input) {
 	c.Checked, c.Path = true, in.CheckPath
 	c.Requests, c.ExactMatch, c.Failed, c.Passed = s.Requests, s.ExactMatch, s.Failed, s.Passed
 	c.Evidence = string(s.Evidence)
-	if n := s.EvidenceCounts[check.Text]; n > 0 {
+	if n := s.EvidenceCounts[checkreport.Text]; n > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("the correctness check compared %d request(s) by text, weaker evidence than token ids: equal text does not prove equal tokens", n))
 	}
 	if in.Check.Quality.Status != "" {

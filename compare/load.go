@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/classify"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/infile"
@@ -149,7 +149,7 @@ func LoadProfile(path string) (Profile, error) {
 }
 
 // LoadCheck reads a check report written by servecmp check.
-func LoadCheck(path string) (*check.Report, error) {
+func LoadCheck(path string) (*checkreport.Report, error) {
 	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -158,13 +158,13 @@ func LoadCheck(path string) (*check.Report, error) {
 }
 
 // parseCheck parses the check report data read from path.
-func parseCheck(path string, data []byte) (*check.Report, error) {
-	var r check.Report
+func parseCheck(path string, data []byte) (*checkreport.Report, error) {
+	var r checkreport.Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%s: not a check report: %v", path, err)
 	}
-	if !check.KnownSchema(r.Schema) {
-		return nil, fmt.Errorf("%s: schema %q, want %q or %q (a servecmp check --out file)", path, r.Schema, check.Schema, check.PreviousSchema)
+	if !checkreport.KnownSchema(r.Schema) {
+		return nil, fmt.Errorf("%s: schema %q, want %q or %q (a servecmp check --out file)", path, r.Schema, checkreport.Schema, checkreport.PreviousSchema)
 	}
 	return &r, nil
 }

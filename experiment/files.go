@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/compare"
 )
 
@@ -64,8 +64,8 @@ type Outcome struct {
 	// Kept lists the steps done by an earlier run and kept (their keys
 	// unchanged); Ran those this run did, in order.
 	Kept, Ran []string
-	Check     *check.Report   // nil when no check result exists
-	Report    *compare.Report // nil when the run stopped before the report
+	Check     *checkreport.Report // nil when no check result exists
+	Report    *compare.Report     // nil when the run stopped before the report
 }
 
 // ErrInterrupted is wrapped by the error of a run cut short by its

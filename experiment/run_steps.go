@@ -17,6 +17,7 @@ import (
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
@@ -79,7 +80,7 @@ func (r *runner) check(ctx context.Context, dir string) error {
 	if rep == nil || ctx.Err() != nil {
 		return cmp.Or(err, ctx.Err(), errors.New("check: no report"))
 	}
-	rep.Quality = check.Quality{Status: "not-run"}
+	rep.Quality = checkreport.Quality{Status: "not-run"}
 	if werr := writeJSON(filepath.Join(dir, CheckFile), rep); werr != nil {
 		return werr
 	}
@@ -91,7 +92,7 @@ func (r *runner) check(ctx context.Context, dir string) error {
 }
 
 // checkVerdict turns a check report into the run's decision.
-func (r *runner) checkVerdict(rep *check.Report) error {
+func (r *runner) checkVerdict(rep *checkreport.Report) error {
 	if rep.Summary.Passed {
 		fmt.Fprintf(r.o.Stderr, "servecmp run: check passed: %d of %d requests match (%s)\n", rep.Summary.ExactMatch, rep.Summary.Requests, rep.Summary.Evidence)
 		return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/output/emit"
 	"github.com/servecmp/servecmp/output/table"
@@ -43,7 +44,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.StringVar(&o.APIKeyFile, "api-key-file", "", "file holding the API key sent to both engines (default: $OPENAI_API_KEY)")
 	f.StringVar(&o.out, "out", "", "write the JSON report here")
 	f.StringVar(&o.format, "format", "text", "stdout format: text or json")
-	f.StringVar(&o.Quality.Status, "quality", "not-run", "downstream quality status to record: "+strings.Join(check.QualityStatuses, ", "))
+	f.StringVar(&o.Quality.Status, "quality", "not-run", "downstream quality status to record: "+strings.Join(checkreport.QualityStatuses, ", "))
 	f.StringVar(&o.Quality.Note, "quality-note", "", "free-text note on the quality evaluation (e.g. the eval and scores)")
 	return cmd
 }

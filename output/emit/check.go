@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/output/present"
 )
 
 // Check writes a check report as JSON to the file out ("": none, naming
 // it on log) and to stdout as JSON or, unless asJSON, as text.
-func Check(stdout, log io.Writer, out string, asJSON bool, rep *check.Report) error {
+func Check(stdout, log io.Writer, out string, asJSON bool, rep *checkreport.Report) error {
 	b, err := rep.JSON()
 	if err != nil {
 		return err

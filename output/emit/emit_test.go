@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/profile"
 )
@@ -128,7 +128,7 @@ func TestNotComparable(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	rep := &check.Report{}
+	rep := &checkreport.Report{}
 	path := filepath.Join(t.TempDir(), "check.json")
 	var out, log bytes.Buffer
 	if err := Check(&out, &log, path, true, rep); err != nil {

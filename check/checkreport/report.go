@@ -1,8 +1,7 @@
-// Package check is servecmp's pre-flight correctness check: every request of
-// a small deterministic workload goes to two engines, one at a time, at
-// temperature 0 with a fixed seed, and the two answers are compared for
-// success, input and output token counts, and the exact output token
-// sequence.
+// Package checkreport is the model of servecmp's pre-flight correctness
+// check (check.json): each request's two answers, how they compare, the
+// summary and the quality status the user declares. The check runner
+// (package check) fills it; compare reads it.
 //
 // Sequence evidence is, in order of strength: token ids returned by the
 // engine, the tokens of returned logprobs, and the output text. A pair of
@@ -13,13 +12,16 @@
 // Unicode code points for text.
 //
 // Sequence consistency is not downstream quality: the report only records
-// the quality status the user gives (pass, fail, not-run) so that compare can
-// carry it.
-package check
+// the quality status the user gives (pass, fail, not-run) so that compare
+// can carry it.
+package checkreport
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -314,4 +316,22 @@ func Summarize(results []Result) Summary {
 	}
 	s.Passed = s.Requests > 0 && s.ExactMatch == s.Requests
 	return s
+}
+
+// QualityStatuses are the values Quality.Status may take.
+var QualityStatuses = []string{"pass", "fail", "not-run"}
+
+// Validate checks the quality status.
+func (q Quality) Validate() error {
+	if !slices.Contains(QualityStatuses, q.Status) {
+		return fmt.Errorf("quality %q: want %s", q.Status, strings.Join(QualityStatuses, ", "))
+	}
+	return nil
+}
+
+// JSON is the report as indented JSON with a final newline, as written
+// to a report file.
+func (r *Report) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	return append(b, '\n'), err
 }
