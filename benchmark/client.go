@@ -336,9 +336,10 @@ func (c *cancelCause) Error() string { return c.msg }
 
 // do sends p and streams the response into rec and returns the send time
 // (clk.now() just before the request is written; onSend, when non-nil, is
-// called right then). Chunk timestamps are taken right after each read
-// returns, before any parsing.
-func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, onSend func()) (sent time.Duration) {
+// called right then) and, when p asks to capture it and the request
+// succeeded, the answer's text (sessions.go). Chunk timestamps are taken
+// right after each read returns, before any parsing.
+func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, onSend func()) (sent time.Duration, answer string) {
 	startRecord(rec, p)
 	var cancel context.CancelFunc
 	if c.timeout > 0 {
@@ -350,7 +351,7 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 	req, err := c.newRequest(ctx, p)
 	if err != nil {
 		rec.ErrorClass, rec.Error = ClassConnection, c.scrub(err.Error())
-		return clk.now()
+		return clk.now(), ""
 	}
 	sent = clk.now()
 	if onSend != nil {
@@ -371,11 +372,13 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 		rec.ErrorClass, rec.Error = e.class, c.scrub(e.msg)
 		d := ms(clk.now() - sent)
 		rec.E2EMs, rec.DoneMs = d, d
-		return sent
+		return sent, ""
 	}
 	finishRecord(rec, s, p)
-	captured(rec, s, p)
-	return sent
+	if s.capture != nil {
+		answer = s.capture.b.String()
+	}
+	return sent, answer
 }
 
 // startRecord fills what is known of a request before it is sent.

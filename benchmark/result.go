@@ -358,8 +358,4 @@ type Record struct {
 	// received (tokencount.go); absent without --tokenizer.
 	ClientPromptTokens     int `json:"client_prompt_tokens,omitempty"`
 	ClientCompletionTokens int `json:"client_completion_tokens,omitempty"`
-
-	output     string // the answer's text, when captured (sessions.go)
-	sentBody   []byte // the body sent, when captured
-	chatPrompt bool   // ClientPromptTokens counts chat message contents
 }

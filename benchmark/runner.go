@@ -53,7 +53,8 @@ func (w *warnings) all() []string {
 
 // stepOut is what one executed step produced.
 type stepOut struct {
-	recs        []Record // sent requests only, in workload order
+	recs        []Record  // sent requests only, in workload order
+	caps        []capture // recs' captures, in the same order
 	start       time.Time
 	notSent     int
 	interrupted bool
@@ -349,7 +350,7 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 	}
 	sl.Requests = len(r.reqs)
 	sum := Summarize(out.recs, out.notSent, !out.interrupted && !out.drainCut)
-	sum.TokenCheck = tokenCheck(cfg.Tokenizer, out.recs)
+	sum.TokenCheck = tokenCheck(cfg.Tokenizer, out.recs, out.caps)
 	sum.SLOResult = stepSLO(out.recs, sum.DurationS, cfg.SLO)
 	steady, drain := phases(out.recs, out.sendEndS)
 	st := SweepStep{Value: v, Load: sl, Summary: sum, Phases: Phases{Steady: steady, Drain: drain}, Incomplete: out.interrupted}
@@ -367,9 +368,9 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 }
 
 // record hands a measured record to the caller, one at a time.
-func (r *runner) record(rec *Record) {
+func (r *runner) record(rec *Record, c *capture) {
 	rec.RunID, rec.WorkloadSHA256 = r.res.RunID, r.res.Workload.SHA256 // ties it to the result
-	clientCounts(r.cfg.Tokenizer, rec)
+	clientCounts(r.cfg.Tokenizer, rec, c)
 	if r.cfg.OnRecord == nil {
 		return
 	}

@@ -53,16 +53,6 @@ func (t *textCapture) add(data []byte) {
 	t.b.WriteString(c.Choices[0].Delta.Content)
 }
 
-// captured stores what was sent and answered on the record (unexported
-// fields: they never reach records.jsonl).
-func captured(rec *Record, s *stream, p *prepared) {
-	if s.capture == nil {
-		return
-	}
-	rec.output = s.capture.b.String()
-	rec.sentBody = p.body
-}
-
 // hasSessions reports whether any request is a session turn.
 func hasSessions(reqs []prepared) bool {
 	return slices.ContainsFunc(reqs, func(p prepared) bool { return p.req.Session != "" })
@@ -240,6 +230,6 @@ func (s *step) session(unit []int, first float64, capDelayed bool, done func(int
 		s.sent[i] = true
 		var once sync.Once // exec may call onSend twice
 		s.exec(i, sched, capDelayed && k == 0, func() { once.Do(func() { done(1) }) })
-		hist = append(hist, workload.Message{Role: "assistant", Content: s.recs[i].output})
+		hist = append(hist, workload.Message{Role: "assistant", Content: s.caps[i].answer})
 	}
 }

@@ -20,15 +20,26 @@ type step struct {
 	clk        clock
 	reqs       []prepared
 	recs       []Record
+	caps       []capture // what each request sent and got back, when it asks
 	sent       []bool
 	index      int
 	deadline   time.Duration // --duration; 0 = none
 	reqCtx     context.Context
 	cancelReqs context.CancelCauseFunc
 	wg         sync.WaitGroup
-	onRecord   func(*Record)
+	onRecord   func(*Record, *capture)
 	prog       *Progress
 	until      <-chan struct{} // closed: stop sending (Config.SendUntil)
+}
+
+// capture is what a request sent and got back beyond its record, kept
+// when the request asks (prepared.capture) and succeeded: the body sent
+// and the answer's text, for the next turn of a session and for the
+// client-side token counts (tokencount.go). Never written to records.
+type capture struct {
+	body   []byte
+	answer string
+	chat   bool // the prompt's client-side count is of chat message contents
 }
 
 // stepHooks are a measured step's hooks from Config.
@@ -51,8 +62,8 @@ func (c *Config) hooks(si int) stepHooks {
 // index. t=0 is the step's start, which is also the first scheduled send.
 // A measured step passes its hooks (at most one).
 func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64, l LoadPolicy, index int,
-	onRecord func(*Record), prog *Progress, hooks ...stepHooks) stepOut {
-	s := &step{ctx: ctx, c: c, clk: newClock(), reqs: reqs, recs: make([]Record, len(reqs)), sent: make([]bool, len(reqs)),
+	onRecord func(*Record, *capture), prog *Progress, hooks ...stepHooks) stepOut {
+	s := &step{ctx: ctx, c: c, clk: newClock(), reqs: reqs, recs: make([]Record, len(reqs)), caps: make([]capture, len(reqs)), sent: make([]bool, len(reqs)),
 		index: index, deadline: durSeconds(l.DurationS), onRecord: onRecord, prog: prog}
 	for _, h := range hooks {
 		s.until = h.until
@@ -81,6 +92,7 @@ func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64,
 	for i := range s.recs {
 		if s.sent[i] {
 			out.recs = append(out.recs, s.recs[i])
+			out.caps = append(out.caps, s.caps[i])
 		} else {
 			out.notSent++
 		}
@@ -111,7 +123,10 @@ func (s *step) exec(i int, sched time.Duration, capDelayed bool, onSend func()) 
 		p.Sent.Add(1)
 	}
 	rec.ID, rec.Step, rec.ScheduledS, rec.CapDelayed = s.reqs[i].req.ID, s.index, seconds(sched), capDelayed
-	sent := s.c.do(s.reqCtx, s.clk, &s.reqs[i], rec, onSend)
+	sent, answer := s.c.do(s.reqCtx, s.clk, &s.reqs[i], rec, onSend)
+	if s.reqs[i].capture && rec.OK {
+		s.caps[i] = capture{body: s.reqs[i].body, answer: answer}
+	}
 	if onSend != nil {
 		onSend() // idempotent; covers a request that failed before sending
 	}
@@ -127,7 +142,7 @@ func (s *step) exec(i int, sched time.Duration, capDelayed bool, onSend func()) 
 		}
 	}
 	if s.onRecord != nil {
-		s.onRecord(rec)
+		s.onRecord(rec, &s.caps[i])
 	}
 }
 

@@ -45,23 +45,23 @@ type TokenCheck struct {
 }
 
 // clientCounts fills rec's client-side counts from the body it sent and
-// the answer text it received.
-func clientCounts(tok *tokenizer.Tokenizer, rec *Record) {
-	if tok == nil || !rec.OK || rec.sentBody == nil {
+// the answer text it received (c), and marks c when the prompt is chat.
+func clientCounts(tok *tokenizer.Tokenizer, rec *Record, c *capture) {
+	if tok == nil || !rec.OK || c.body == nil {
 		return
 	}
 	var b struct {
 		Prompt   json.RawMessage    `json:"prompt"`
 		Messages []workload.Message `json:"messages"`
 	}
-	if json.Unmarshal(rec.sentBody, &b) != nil {
+	if json.Unmarshal(c.body, &b) != nil {
 		return
 	}
 	var s string
 	var ids []int
 	switch {
 	case len(b.Messages) > 0:
-		rec.chatPrompt = true
+		c.chat = true
 		for _, m := range b.Messages {
 			rec.ClientPromptTokens += tok.Count(m.Content)
 		}
@@ -70,24 +70,24 @@ func clientCounts(tok *tokenizer.Tokenizer, rec *Record) {
 	case json.Unmarshal(b.Prompt, &ids) == nil:
 		rec.ClientPromptTokens = len(ids)
 	}
-	rec.ClientCompletionTokens = tok.Count(rec.output)
+	rec.ClientCompletionTokens = tok.Count(c.answer)
 }
 
-// tokenCheck sums a step's records.
-func tokenCheck(tok *tokenizer.Tokenizer, recs []Record) *TokenCheck {
+// tokenCheck sums a step's records, whose captures are caps.
+func tokenCheck(tok *tokenizer.Tokenizer, recs []Record, caps []capture) *TokenCheck {
 	if tok == nil {
 		return nil
 	}
 	tc := &TokenCheck{Tokenizer: filepath.Base(tok.Path()), TokenizerHash: tok.Hash()}
 	for i := range recs {
 		r := &recs[i]
-		if !r.OK || !r.UsageReported || r.sentBody == nil {
+		if !r.OK || !r.UsageReported || caps[i].body == nil {
 			continue
 		}
 		tc.Requests++
 		tc.ServerCompletionTokens += int64(r.CompletionTokens)
 		tc.ClientCompletionTokens += int64(r.ClientCompletionTokens)
-		if r.chatPrompt {
+		if caps[i].chat {
 			tc.ClientChatPromptTokens += int64(r.ClientPromptTokens)
 			continue
 		}
