@@ -29,7 +29,7 @@ func TestClientBoundsServerCounts(t *testing.T) {
 			if rec.ErrorClass != tc.class || rec.OK != (tc.class == "") {
 				t.Fatalf("class %q ok %v (%s), want %q", rec.ErrorClass, rec.OK, rec.Error, tc.class)
 			}
-			sum := Summarize([]Record{rec}, 0, true)
+			sum := NewSummary([]Record{rec}, 0, true)
 			if sum.OutputTokens < 0 || sum.OutputTokens > 22 || sum.InputTokens < 0 || sum.OutputThroughput < 0 {
 				t.Fatalf("summary took the counts in: %+v", sum)
 			}
@@ -47,7 +47,7 @@ func TestTokenCap(t *testing.T) {
 
 func TestImplausibleCountsAreWarned(t *testing.T) {
 	recs := []Record{{ID: "a", ErrorClass: ClassImplausible}, {ID: "b", OK: true, CompletionTokens: 1, ChunkTokens: []int{1}, ChunkTimesMs: []float64{1}}}
-	sum := Summarize(recs, 0, true)
+	sum := NewSummary(recs, 0, true)
 	var w warnings
 	stepWarnings(&w, &LoadPolicy{Mode: ModeConcurrency}, &sum, &stepOut{})
 	if got := fmt.Sprint(w.all()); !strings.Contains(got, "1 requests were dropped") || !strings.Contains(got, ClassImplausible) {

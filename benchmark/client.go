@@ -100,6 +100,15 @@ func freshTransport(tr *http.Transport) *http.Transport {
 	return f
 }
 
+// BaseURL is the server's base URL, without a trailing slash.
+func (c *Client) BaseURL() string { return c.base }
+
+// Redact removes the client's API key, every secret in more and URL
+// credentials from s (redact.Text).
+func (c *Client) Redact(s string, more ...string) string {
+	return redact.Text(s, append(more, c.apiKey)...)
+}
+
 // Close releases idle connections.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
@@ -119,10 +128,10 @@ func (c *Client) auth(r *http.Request) {
 
 // clock is the run's monotonic time base: every timestamp is time.Since
 // one start instant (time.Time carries a monotonic reading).
-type clock struct{ start time.Time }
+type Clock struct{ Start time.Time }
 
-func newClock() clock                    { return clock{start: time.Now()} }
-func (c clock) now() time.Duration       { return time.Since(c.start) }
+func NewClock() Clock                    { return Clock{Start: time.Now()} }
+func (c Clock) Now() time.Duration       { return time.Since(c.Start) }
 func ms(d time.Duration) float64         { return float64(d) / 1e6 }
 func seconds(d time.Duration) float64    { return d.Seconds() }
 func durSeconds(f float64) time.Duration { return time.Duration(f * 1e9) }
@@ -304,7 +313,7 @@ func failureClass(ctx context.Context, err error) *requestError {
 	switch {
 	case errors.As(err, &re):
 		return re
-	case errors.As(context.Cause(ctx), new(*cancelCause)):
+	case errors.As(context.Cause(ctx), new(*CancelCause)):
 		return &requestError{ClassCancelled, context.Cause(ctx).Error()}
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded):
 		return &requestError{ClassTimeout, "request timed out"}
@@ -330,16 +339,16 @@ func isUnreachable(err error) bool {
 
 // cancelCause is the cause given to in-flight requests that the run
 // cancels (drain rule, drain timeout, interrupt).
-type cancelCause struct{ msg string }
+type CancelCause struct{ Msg string }
 
-func (c *cancelCause) Error() string { return c.msg }
+func (c *CancelCause) Error() string { return c.Msg }
 
 // do sends p and streams the response into rec and returns the send time
 // (clk.now() just before the request is written; onSend, when non-nil, is
 // called right then) and, when p asks to capture it and the request
 // succeeded, the answer's text (sessions.go). Chunk timestamps are taken
 // right after each read returns, before any parsing.
-func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, onSend func()) (sent time.Duration, answer string) {
+func (c *Client) Do(ctx context.Context, clk Clock, p *Prepared, rec *Record, onSend func()) (sent time.Duration, answer string) {
 	startRecord(rec, p)
 	var cancel context.CancelFunc
 	if c.timeout > 0 {
@@ -351,14 +360,14 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 	req, err := c.newRequest(ctx, p)
 	if err != nil {
 		rec.ErrorClass, rec.Error = ClassConnection, c.scrub(err.Error())
-		return clk.now(), ""
+		return clk.Now(), ""
 	}
-	sent = clk.now()
+	sent = clk.Now()
 	if onSend != nil {
 		onSend()
 	}
-	s := &stream{rec: rec, sent: sent, key: c.apiKey, cap: tokenCap(p.req.MaxTokens)}
-	if p.capture {
+	s := &stream{rec: rec, sent: sent, key: c.apiKey, cap: tokenCap(p.Req.MaxTokens)}
+	if p.Capture {
 		s.capture = &textCapture{}
 	}
 	e := c.exchange(ctx, cancel, clk, req, p, s)
@@ -370,7 +379,7 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 	if e != nil {
 		rec.OK = false
 		rec.ErrorClass, rec.Error = e.class, c.scrub(e.msg)
-		d := ms(clk.now() - sent)
+		d := ms(clk.Now() - sent)
 		rec.E2EMs, rec.DoneMs = d, d
 		return sent, ""
 	}
@@ -382,24 +391,24 @@ func (c *Client) do(ctx context.Context, clk clock, p *prepared, rec *Record, on
 }
 
 // startRecord fills what is known of a request before it is sent.
-func startRecord(rec *Record, p *prepared) {
-	rec.RequestedTokens = p.req.MaxTokens
-	rec.FixedLength = p.req.FixedLength
-	if n := p.req.MaxTokens; n > 0 {
+func startRecord(rec *Record, p *Prepared) {
+	rec.RequestedTokens = p.Req.MaxTokens
+	rec.FixedLength = p.Req.FixedLength
+	if n := p.Req.MaxTokens; n > 0 {
 		rec.ChunkTimesMs = make([]float64, 0, min(n, 4096))
 		rec.ChunkTokens = make([]int, 0, min(n, 4096))
 	}
 }
 
 // newRequest builds the streaming POST of p.
-func (c *Client) newRequest(ctx context.Context, p *prepared) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+p.path, bytes.NewReader(p.body))
+func (c *Client) newRequest(ctx context.Context, p *Prepared) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+p.Path, bytes.NewReader(p.Body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("X-Request-Id", p.req.ID)
+	req.Header.Set("X-Request-Id", p.Req.ID)
 	c.auth(req)
 	return req, nil
 }
@@ -407,7 +416,7 @@ func (c *Client) newRequest(ctx context.Context, p *prepared) (*http.Request, er
 // exchange sends req (the request of p, retried by the retry rule),
 // checks the response's status and streams its body into s. It returns
 // the request's failure, or nil.
-func (c *Client) exchange(ctx context.Context, cancel context.CancelFunc, clk clock, req *http.Request, p *prepared, s *stream) *requestError {
+func (c *Client) exchange(ctx context.Context, cancel context.CancelFunc, clk Clock, req *http.Request, p *Prepared, s *stream) *requestError {
 	resp, err := c.roundTrip(ctx, req, p, s.rec)
 	if err != nil {
 		return failureClass(ctx, err)
@@ -459,26 +468,26 @@ func (c *Client) statusError(resp *http.Response) *requestError {
 
 // readStream is the SSE loop: it reads body until the stream ends,
 // timestamping each read before parsing it, and sets the record's end.
-func (c *Client) readStream(ctx context.Context, clk clock, body io.Reader, s *stream, parser *sseParser) *requestError {
+func (c *Client) readStream(ctx context.Context, clk Clock, body io.Reader, s *stream, parser *sseParser) *requestError {
 	bp := c.bufs.Get().(*[]byte)
 	defer c.bufs.Put(bp)
 	buf := *bp
 	var perr error
 	for {
 		n, rerr := body.Read(buf)
-		s.at = clk.now()
+		s.at = clk.Now()
 		if n > 0 {
 			before := len(s.rec.ChunkTimesMs)
 			perr = parser.feed(buf[:n], s.event)
 			if c.onRead != nil && len(s.rec.ChunkTimesMs) > before {
-				c.onRead(clk.now() - s.at)
+				c.onRead(clk.Now() - s.at)
 			}
 			if perr != nil {
 				break
 			}
 		}
 		if rerr == io.EOF {
-			s.at = clk.now()
+			s.at = clk.Now()
 			perr = parser.close(s.event)
 			break
 		}
@@ -499,7 +508,7 @@ func (c *Client) readStream(ctx context.Context, clk clock, body io.Reader, s *s
 
 // finishRecord completes a successful request's record: end time and
 // token counts, from usage or else from the chunks.
-func finishRecord(rec *Record, s *stream, p *prepared) {
+func finishRecord(rec *Record, s *stream, p *Prepared) {
 	rec.OK = true
 	if len(rec.ChunkTimesMs) == 0 {
 		rec.E2EMs = rec.DoneMs // no content at all: the request ended with its stream
@@ -513,9 +522,9 @@ func finishRecord(rec *Record, s *stream, p *prepared) {
 		rec.CompletionTokens = n
 		// The prompt's length is known for token-id prompts only; a text
 		// or chat prompt without usage counts 0 (see Summary.InputTokensUnknown).
-		rec.PromptTokens = p.req.InputLen
+		rec.PromptTokens = p.Req.InputLen
 		if rec.PromptTokens == 0 {
-			rec.PromptTokens = len(p.req.PromptTokens)
+			rec.PromptTokens = len(p.Req.PromptTokens)
 		}
 	}
 	if rec.FixedLength && rec.CompletionTokens != rec.RequestedTokens {

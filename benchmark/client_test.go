@@ -20,12 +20,12 @@ func doOne(t *testing.T, url string, r workload.Request, engine string, timeout 
 	t.Helper()
 	c := NewClient(ClientOptions{BaseURL: url, Conns: 1, RequestTimeout: timeout})
 	defer c.Close()
-	p, err := buildBody(&r, "m", engine, func(string) {})
+	p, err := Prepare(&r, "m", engine, func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rec Record
-	c.do(context.Background(), newClock(), &p, &rec, nil)
+	c.Do(context.Background(), NewClock(), &p, &rec, nil)
 	return rec
 }
 
@@ -100,7 +100,7 @@ func TestClientNoUsagePromptTokens(t *testing.T) {
 	if !txt.OK || txt.PromptTokens != 0 {
 		t.Fatalf("text prompt: %+v", txt)
 	}
-	sum := Summarize([]Record{rec, txt}, 0, true)
+	sum := NewSummary([]Record{rec, txt}, 0, true)
 	if sum.UsageMissing != 2 || sum.InputTokensUnknown != 1 || sum.InputTokens != 3 {
 		t.Fatalf("summary: missing %d unknown %d input %d", sum.UsageMissing, sum.InputTokensUnknown, sum.InputTokens)
 	}
@@ -220,25 +220,25 @@ func TestBuildBody(t *testing.T) {
 		{"llamacpp", []string{`"ignore_eos":true`, `"max_tokens":7`, `"top_k":5`, `"include_usage":true`}, []string{"min_tokens", "continuous"}},
 	} {
 		var warns []string
-		p, err := buildBody(&r, "m", tc.engine, func(s string) { warns = append(warns, s) })
+		p, err := Prepare(&r, "m", tc.engine, func(s string) { warns = append(warns, s) })
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range tc.has {
-			if !strings.Contains(string(p.body), s) {
-				t.Errorf("%s: body %s lacks %s", tc.engine, p.body, s)
+			if !strings.Contains(string(p.Body), s) {
+				t.Errorf("%s: body %s lacks %s", tc.engine, p.Body, s)
 			}
 		}
 		for _, s := range tc.hasNot {
-			if strings.Contains(string(p.body), s) {
-				t.Errorf("%s: body %s has %s", tc.engine, p.body, s)
+			if strings.Contains(string(p.Body), s) {
+				t.Errorf("%s: body %s has %s", tc.engine, p.Body, s)
 			}
 		}
 		if len(tc.hasNot) > 0 && len(warns) == 0 && tc.engine != "llamacpp" {
 			t.Errorf("%s: no warning for dropped fields", tc.engine)
 		}
 	}
-	if _, err := buildBody(&workload.Request{ID: "x"}, "m", "vllm", func(string) {}); err == nil {
+	if _, err := Prepare(&workload.Request{ID: "x"}, "m", "vllm", func(string) {}); err == nil {
 		t.Fatal("empty request accepted")
 	}
 }
@@ -319,9 +319,9 @@ func TestClientScrubsAPIKey(t *testing.T) {
 	c := NewClient(ClientOptions{BaseURL: url, APIKey: key})
 	defer c.Close()
 	r := completionReq(2)
-	p, _ := buildBody(&r, "m", "vllm", func(string) {})
+	p, _ := Prepare(&r, "m", "vllm", func(string) {})
 	var rec Record
-	c.do(context.Background(), newClock(), &p, &rec, nil)
+	c.Do(context.Background(), NewClock(), &p, &rec, nil)
 	if rec.ErrorClass != "http_401" || strings.Contains(rec.Error, key) || !strings.Contains(rec.Error, redact.Mask) {
 		t.Fatalf("%q %q", rec.ErrorClass, rec.Error)
 	}

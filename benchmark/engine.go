@@ -27,7 +27,7 @@ type EngineInfo struct {
 	Extra map[string]string
 	// modelsErr says why Model is empty: GET /v1/models failed, or
 	// answered an empty list.
-	modelsErr string
+	ModelsErr string
 }
 
 type streamOptions struct {
@@ -60,18 +60,18 @@ const (
 
 // prepared is a request encoded once, before the run, so that sending it
 // costs no encoding.
-type prepared struct {
-	req  *workload.Request
-	path string
-	body []byte
+type Prepared struct {
+	Req  *workload.Request
+	Path string
+	Body []byte
 	// capture keeps the answer's text on the record (sessions.go).
-	capture bool
+	Capture bool
 }
 
 // buildBody encodes r for the engine called name. It returns warnings
 // (once per kind) via warn when a request asks for something the engine
 // cannot do.
-func buildBody(r *workload.Request, model, name string, warn func(string)) (prepared, error) {
+func Prepare(r *workload.Request, model, name string, warn func(string)) (Prepared, error) {
 	w := wireRequest{
 		Model:       model,
 		MaxTokens:   r.MaxTokens,
@@ -99,16 +99,16 @@ func buildBody(r *workload.Request, model, name string, warn func(string)) (prep
 			warn(fmt.Sprintf("engine %s: fixed-length requests cannot be forced (no ignore_eos); output lengths may differ from the requested ones", name))
 		}
 	}
-	p := prepared{req: r}
+	p := Prepared{Req: r}
 	switch {
 	case len(r.Messages) > 0:
-		p.path = pathChat
+		p.Path = pathChat
 		w.Messages = r.Messages
 	case len(r.PromptTokens) > 0:
-		p.path = pathCompletions
+		p.Path = pathCompletions
 		w.Prompt = r.PromptTokens
 	case r.Prompt != "":
-		p.path = pathCompletions
+		p.Path = pathCompletions
 		w.Prompt = r.Prompt
 	default:
 		return p, fmt.Errorf("request %q has no prompt, prompt_token_ids or messages", r.ID)
@@ -117,7 +117,7 @@ func buildBody(r *workload.Request, model, name string, warn func(string)) (prep
 	if err != nil {
 		return p, fmt.Errorf("request %q: %w", r.ID, err)
 	}
-	p.body = b
+	p.Body = b
 	return p, nil
 }
 
@@ -165,10 +165,10 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 		if isUnreachable(err) {
 			return info, fmt.Errorf("engine at %s is unreachable: %s", redact.URL(c.base), redact.Text(err.Error(), c.apiKey))
 		}
-		info.modelsErr = "GET /v1/models failed: " + redact.Text(err.Error(), c.apiKey)
-		how = append(how, info.modelsErr)
+		info.ModelsErr = "GET /v1/models failed: " + redact.Text(err.Error(), c.apiKey)
+		how = append(how, info.ModelsErr)
 	} else if len(models.Data) == 0 {
-		info.modelsErr = "the server lists no model at /v1/models"
+		info.ModelsErr = "the server lists no model at /v1/models"
 	} else {
 		info.Model = models.Data[0].ID
 		info.Root = models.Data[0].Root

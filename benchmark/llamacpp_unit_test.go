@@ -92,7 +92,7 @@ func TestSummaryCachedTimingsEOS(t *testing.T) {
 		{ID: "e", OK: true, TTFTMs: 1, E2EMs: 3, ChunkTimesMs: []float64{1, 3}, ChunkTokens: []int{1, 1},
 			PromptTokens: 10, CompletionTokens: 4, UsageReported: true, FinishReason: "length"},
 	}
-	s := Summarize(recs, 0, true)
+	s := NewSummary(recs, 0, true)
 	if s.Retried != 2 || s.EOSNotStreamed != 1 || s.EmptyTextTokens != 1 || s.ChunkTokenMismatches != 1 {
 		t.Errorf("retried %d, eos %d, empty text %d, chunk mismatches %d", s.Retried, s.EOSNotStreamed, s.EmptyTextTokens, s.ChunkTokenMismatches)
 	}
@@ -119,7 +119,7 @@ func TestSummaryCachedTimingsEOS(t *testing.T) {
 	if strings.Contains(all, "prompt cache served") {
 		t.Errorf("cache warning at a 40%% share: %q", all)
 	}
-	if Summarize(recs[1:2], 0, true).ServerTimings != nil {
+	if NewSummary(recs[1:2], 0, true).ServerTimings != nil {
 		t.Error("timing check without server timings")
 	}
 }

@@ -28,8 +28,9 @@ func NewDist(x []float64) Dist {
 	return d
 }
 
-// endS is when a record's request ended, in seconds from t=0 of its step.
-func endS(r *Record) float64 { return r.SentS + r.DoneMs/1000 }
+// EndS is when the record's request ended, in seconds from t=0 of its
+// step.
+func (r *Record) EndS() float64 { return r.SentS + r.DoneMs/1000 }
 
 // samples gathers the per-request samples behind a summary's
 // distributions (milliseconds) and the tokens-per-chunk histogram.
@@ -42,7 +43,7 @@ type samples struct {
 // is the number of workload requests never sent; complete says whether the
 // whole workload was sent and drained (so that the completion time is
 // defined).
-func Summarize(recs []Record, notSent int, complete bool) Summary {
+func NewSummary(recs []Record, notSent int, complete bool) Summary {
 	s := Summary{FailedByClass: map[string]int{}, RequestsNotSent: notSent, TokensPerChunk: []ChunkBin{}}
 	x := samples{bins: map[int]int64{}}
 	end := 0.0
@@ -52,7 +53,7 @@ func Summarize(recs []Record, notSent int, complete bool) Summary {
 		if r.CapDelayed {
 			s.CapDelayed++
 		}
-		end = math.Max(end, endS(r))
+		end = math.Max(end, r.EndS())
 		if r.Retried {
 			s.Retried++
 		}
@@ -190,7 +191,7 @@ func concurrency(recs []Record, from, to float64) Concurrency {
 	}
 	evs := make([]ev, 0, 2*len(recs))
 	for i := range recs {
-		evs = append(evs, ev{recs[i].SentS, +1}, ev{endS(&recs[i]), -1})
+		evs = append(evs, ev{recs[i].SentS, +1}, ev{recs[i].EndS(), -1})
 	}
 	// Ends sort before starts at the same instant, so back-to-back
 	// requests of one closed-loop slot do not count twice.
@@ -231,7 +232,7 @@ func concurrency(recs []Record, from, to float64) Concurrency {
 // A send at exactly from belongs to the window; ends and chunk arrivals
 // count when from < t ≤ to, except that a window starting at 0 also takes
 // events at 0.
-func phase(recs []Record, from, to float64) Phase {
+func PhaseOf(recs []Record, from, to float64) Phase {
 	p := Phase{StartS: from, EndS: to, DurationS: math.Max(to-from, 0)}
 	in := func(t float64) bool { return (t > from || (from == 0 && t == 0)) && t <= to }
 	for i := range recs {
@@ -239,7 +240,7 @@ func phase(recs []Record, from, to float64) Phase {
 		if in(r.SentS) {
 			p.RequestsSent++
 		}
-		if r.ErrorClass != ClassCancelled && in(endS(r)) {
+		if r.ErrorClass != ClassCancelled && in(r.EndS()) {
 			p.RequestsCompleted++
 			if r.OK {
 				p.RequestsOK++
@@ -269,12 +270,12 @@ func phase(recs []Record, from, to float64) Phase {
 // the interrupt, when one of them stopped sending; 0 otherwise).
 // steady = [0, S], the window in which the offered load was held;
 // drain = (S, end of the last request].
-func phases(recs []Record, sendEnd float64) (steady, drain Phase) {
+func SplitPhases(recs []Record, sendEnd float64) (steady, drain Phase) {
 	end, stop := 0.0, sendEnd
 	for i := range recs {
-		end = math.Max(end, endS(&recs[i]))
+		end = math.Max(end, recs[i].EndS())
 		stop = math.Max(stop, recs[i].SentS)
 	}
 	end = math.Max(end, stop)
-	return phase(recs, 0, stop), phase(recs, stop, end)
+	return PhaseOf(recs, 0, stop), PhaseOf(recs, stop, end)
 }

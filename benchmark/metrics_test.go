@@ -42,7 +42,7 @@ func TestSummarize(t *testing.T) {
 		{ID: "c", OK: false, ErrorClass: "http_500", SentS: 0.2, DoneMs: 5},
 		{ID: "d", OK: false, ErrorClass: ClassCancelled, SentS: 0.3, DoneMs: 700},
 	}
-	s := Summarize(recs, 1, true)
+	s := NewSummary(recs, 1, true)
 	if s.RequestsOK != 2 || s.RequestsFailed != 1 || s.RequestsCancelled != 1 || s.FailedByClass["http_500"] != 1 || s.RequestsNotSent != 1 {
 		t.Fatalf("counts %+v", s)
 	}
@@ -71,10 +71,10 @@ func TestSummarize(t *testing.T) {
 	if !near(s.OutputThroughput, 5) || !near(s.RequestThroughput, 2) {
 		t.Fatalf("throughput %+v", s)
 	}
-	if s := Summarize(recs[:3], 0, true); s.CompletionTimeS == nil || !near(*s.CompletionTimeS, 0.56) {
+	if s := NewSummary(recs[:3], 0, true); s.CompletionTimeS == nil || !near(*s.CompletionTimeS, 0.56) {
 		t.Fatalf("completion time %v", s.CompletionTimeS)
 	}
-	if s := Summarize(nil, 0, true); s.RequestsOK != 0 || s.CompletionTimeS != nil || s.DurationS != 0 {
+	if s := NewSummary(nil, 0, true); s.RequestsOK != 0 || s.CompletionTimeS != nil || s.DurationS != 0 {
 		t.Fatalf("empty %+v", s)
 	}
 }
@@ -97,7 +97,7 @@ func TestPhases(t *testing.T) {
 		{OK: true, SentS: 0, DoneMs: 3000, ChunkTimesMs: []float64{500, 1500, 2500}, ChunkTokens: []int{1, 1, 1}},
 		{OK: true, SentS: 1, DoneMs: 500, ChunkTimesMs: []float64{200}, ChunkTokens: []int{2}},
 	}
-	steady, drain := phases(recs, 0)
+	steady, drain := SplitPhases(recs, 0)
 	if steady.StartS != 0 || steady.EndS != 1 || steady.RequestsSent != 2 || steady.OutputTokens != 1 || steady.RequestsCompleted != 0 {
 		t.Fatalf("steady %+v", steady)
 	}
@@ -113,7 +113,7 @@ func TestPhasesStopAfterLastSend(t *testing.T) {
 		{OK: true, SentS: 0, DoneMs: 3000, ChunkTimesMs: []float64{500, 1500, 2500}, ChunkTokens: []int{1, 1, 1}},
 		{OK: true, SentS: 1, DoneMs: 500, ChunkTimesMs: []float64{200}, ChunkTokens: []int{2}},
 	}
-	steady, drain := phases(recs, 2)
+	steady, drain := SplitPhases(recs, 2)
 	if steady.EndS != 2 || steady.OutputTokens != 4 || steady.RequestsCompleted != 1 || drain.StartS != 2 || drain.OutputTokens != 1 {
 		t.Fatalf("steady %+v drain %+v", steady, drain)
 	}
@@ -128,11 +128,11 @@ func TestPhaseCountsCancelledWork(t *testing.T) {
 		{ErrorClass: ClassCancelled, SentS: 1, DoneMs: 1500, ChunkTimesMs: []float64{200, 600, 1200}, ChunkTokens: []int{1, 1, 1}},
 		{ErrorClass: ClassServerError, SentS: 1, DoneMs: 700, ChunkTimesMs: []float64{300, 600}, ChunkTokens: []int{1, 1}},
 	}
-	steady, drain := phases(recs, 2)
+	steady, drain := SplitPhases(recs, 2)
 	if steady.OutputTokens != 4 || drain.OutputTokens != 1 || steady.RequestsCompleted != 2 || steady.RequestsOK != 1 {
 		t.Fatalf("steady %+v drain %+v", steady, drain)
 	}
-	if s := Summarize(recs, 0, false); s.OutputTokens != 2 || s.RequestsCancelled != 1 || s.RequestsFailed != 1 {
+	if s := NewSummary(recs, 0, false); s.OutputTokens != 2 || s.RequestsCancelled != 1 || s.RequestsFailed != 1 {
 		t.Fatalf("summary counts only successful output: %+v", s)
 	}
 }

@@ -38,7 +38,7 @@ func (a *attempt) neverReached(ctx context.Context, err error) bool {
 // roundTrip sends req (the request of p) and applies the retry rule:
 // when the send never reached the server, p is sent again on a
 // connection of its own and rec is marked retried.
-func (c *Client) roundTrip(ctx context.Context, req *http.Request, p *prepared, rec *Record) (*http.Response, error) {
+func (c *Client) roundTrip(ctx context.Context, req *http.Request, p *Prepared, rec *Record) (*http.Response, error) {
 	var a attempt
 	resp, err := c.hc.Do(req.WithContext(a.trace(req.Context())))
 	if !a.neverReached(ctx, err) {

@@ -72,7 +72,7 @@ type runner struct {
 	info    EngineInfo // Engine is resolved (never "auto")
 	model   string
 	reqs    []workload.Request
-	prep    []prepared
+	prep    []Prepared
 	warn    warnings
 	res     *Result
 	metrics *metricsRun
@@ -149,13 +149,13 @@ func (r *runner) prepare(ctx context.Context) error {
 	if h := cfg.Workload.Header; h != nil {
 		r.res.Workload.TokenizerHash = h.TokenizerHash
 	}
-	r.prep = make([]prepared, len(r.reqs))
+	r.prep = make([]Prepared, len(r.reqs))
 	for i := range r.reqs {
 		var err error
-		if r.prep[i], err = buildBody(&r.reqs[i], r.model, r.info.Engine, r.warn.add); err != nil {
+		if r.prep[i], err = Prepare(&r.reqs[i], r.model, r.info.Engine, r.warn.add); err != nil {
 			return fmt.Errorf("workload %s: %w", cfg.Workload.Path, err)
 		}
-		r.prep[i].capture = cfg.Tokenizer != nil // tokencount.go
+		r.prep[i].Capture = cfg.Tokenizer != nil // tokencount.go
 	}
 	hasOffsets := slices.ContainsFunc(r.reqs, func(q workload.Request) bool { return q.ArrivalOffsetS != nil })
 	if hasOffsets && cfg.Load.Mode == ModeConcurrency {
@@ -176,7 +176,7 @@ func (r *runner) detect(ctx context.Context) error {
 	case ctx.Err() != nil:
 		return &InterruptedError{"interrupted during engine detection: no request was sent"}
 	case dctx.Err() != nil:
-		return fmt.Errorf("engine detection at %s timed out after %v: is it a serving engine? (give --engine and --model to skip detection)", redact.URL(r.client.base), wait)
+		return fmt.Errorf("engine detection at %s timed out after %v: is it a serving engine? (give --engine and --model to skip detection)", redact.URL(r.client.BaseURL()), wait)
 	case err != nil:
 		return err
 	}
@@ -185,7 +185,7 @@ func (r *runner) detect(ctx context.Context) error {
 		r.model = info.Model
 	}
 	if r.model == "" {
-		return fmt.Errorf("no model given (--model) and %s", info.modelsErr)
+		return fmt.Errorf("no model given (--model) and %s", info.ModelsErr)
 	}
 	return nil
 }
@@ -203,7 +203,7 @@ func (r *runner) manifest() Manifest {
 	m := Manifest{
 		Engine: info.Engine, EngineVersion: info.Version, EngineDetectedFrom: info.DetectedBy, Model: r.model,
 		ServecmpVersion: cfg.Manifest.ServecmpVersion, ServecmpCommit: cfg.Manifest.ServecmpCommit,
-		ClientHost: cfg.Manifest.ClientHost, URL: cmp.Or(cfg.URL, r.client.base),
+		ClientHost: cfg.Manifest.ClientHost, URL: cmp.Or(cfg.URL, r.client.BaseURL()),
 		LoadPolicy: cfg.loadPolicyText(), Seed: cfg.Load.Seed, Endpoint: endpointKind(cfg.Workload),
 	}
 	if info.Root != "" && info.Root != r.model {
@@ -231,14 +231,14 @@ func (r *runner) warmup(ctx context.Context) (Phase, error) {
 	if n == 0 {
 		return Phase{}, nil
 	}
-	wp := make([]prepared, n)
+	wp := make([]Prepared, n)
 	same := 0
 	for i := range wp {
 		q := warmupRequest(&r.reqs[i%len(r.reqs)])
 		if samePrompt(&q, &r.reqs[i%len(r.reqs)]) {
 			same++
 		}
-		p, err := buildBody(&q, r.model, r.info.Engine, r.warn.add)
+		p, err := Prepare(&q, r.model, r.info.Engine, r.warn.add)
 		if err != nil {
 			return Phase{}, fmt.Errorf("workload %s: warmup: %w", r.cfg.Workload.Path, err)
 		}
@@ -258,7 +258,7 @@ func (r *runner) warmup(ctx context.Context) (Phase, error) {
 	out := runStep(ctx, r.client, wp, nil, wl, -1, nil, r.cfg.Progress)
 	end, failed := 0.0, 0
 	for i := range out.recs {
-		end = math.Max(end, endS(&out.recs[i]))
+		end = math.Max(end, out.recs[i].EndS())
 		if !out.recs[i].OK {
 			failed++
 		}
@@ -269,7 +269,7 @@ func (r *runner) warmup(ctx context.Context) (Phase, error) {
 	if out.interrupted {
 		r.res.Incomplete = true
 	}
-	return phase(out.recs, 0, end), nil
+	return PhaseOf(out.recs, 0, end), nil
 }
 
 // sweep runs every measured step (one when there is no sweep) and fills
@@ -299,7 +299,7 @@ func (r *runner) sweep(ctx context.Context, warm Phase) error {
 	if len(steps) == 0 {
 		res.Load = cfg.Load
 		res.Load.Requests = len(r.reqs)
-		res.Summary = Summarize(nil, len(r.reqs), false)
+		res.Summary = NewSummary(nil, len(r.reqs), false)
 	} else {
 		last := steps[len(steps)-1]
 		res.Load, res.Summary, res.Phases = last.Load, last.Summary, last.Phases
@@ -349,12 +349,12 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 		r.res.Incomplete = true
 	}
 	sl.Requests = len(r.reqs)
-	sum := Summarize(out.recs, out.notSent, !out.interrupted && !out.drainCut)
+	sum := NewSummary(out.recs, out.notSent, !out.interrupted && !out.drainCut)
 	sum.TokenCheck = tokenCheck(cfg.Tokenizer, out.recs, out.caps)
-	sum.SLOResult = stepSLO(out.recs, sum.DurationS, cfg.SLO)
-	steady, drain := phases(out.recs, out.sendEndS)
+	sum.SLOResult = StepSLO(out.recs, sum.DurationS, cfg.SLO)
+	steady, drain := SplitPhases(out.recs, out.sendEndS)
 	st := SweepStep{Value: v, Load: sl, Summary: sum, Phases: Phases{Steady: steady, Drain: drain}, Incomplete: out.interrupted}
-	st.StartedAt, st.EndedAt = wallAt(out.start, 0, 1000*drain.EndS)
+	st.StartedAt, st.EndedAt = WallAt(out.start, 0, 1000*drain.EndS)
 	stepWarnings(&stepWarn, &sl, &sum, &out)
 	tokenWarnings(&stepWarn, sum.TokenCheck)
 	st.Warnings = stepWarn.all()
@@ -457,7 +457,7 @@ func (r *runner) finish() {
 		// credentials never reach the result (scraper and step warnings
 		// may quote a transport error that names the URL).
 		for i, w := range res.Warnings {
-			res.Warnings[i] = redact.Text(w, r.cfg.APIKey, r.client.apiKey)
+			res.Warnings[i] = r.client.Redact(w, r.cfg.APIKey)
 		}
 	}()
 	if len(r.starts) == 0 || r.metrics == nil {

@@ -99,7 +99,7 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 
 // wallAt converts a step-relative send time and a send-relative end (ms)
 // into wall-clock instants (UTC) from the step's start.
-func wallAt(start time.Time, sent time.Duration, doneMs float64) (sentAt, doneAt time.Time) {
+func WallAt(start time.Time, sent time.Duration, doneMs float64) (sentAt, doneAt time.Time) {
 	sentAt = start.Add(sent).UTC().Round(0)
 	return sentAt, sentAt.Add(time.Duration(doneMs * 1e6))
 }

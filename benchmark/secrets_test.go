@@ -62,11 +62,11 @@ func TestKeyAtEveryOffset(t *testing.T) {
 			c := NewClient(ClientOptions{BaseURL: url, APIKey: secretKey, Conns: 1})
 			defer c.Close()
 			r := completionReq(2)
-			p, _ := buildBody(&r, "m", "vllm", func(string) {})
+			p, _ := Prepare(&r, "m", "vllm", func(string) {})
 			for off := 0; off <= f.max; off++ {
 				pad = strings.Repeat("x", off)
 				var rec Record
-				c.do(context.Background(), newClock(), &p, &rec, nil)
+				c.Do(context.Background(), NewClock(), &p, &rec, nil)
 				if rec.OK || rec.Error == "" {
 					t.Fatalf("offset %d: the request did not fail: %+v", off, rec)
 				}

@@ -54,17 +54,17 @@ func (t *textCapture) add(data []byte) {
 }
 
 // hasSessions reports whether any request is a session turn.
-func hasSessions(reqs []prepared) bool {
-	return slices.ContainsFunc(reqs, func(p prepared) bool { return p.req.Session != "" })
+func hasSessions(reqs []Prepared) bool {
+	return slices.ContainsFunc(reqs, func(p Prepared) bool { return p.Req.Session != "" })
 }
 
 // sessionUnits groups request indices into sessions: a session's turns in
 // order, every other request alone; units are ordered by first index.
-func sessionUnits(reqs []prepared) [][]int {
+func sessionUnits(reqs []Prepared) [][]int {
 	var units [][]int
 	at := map[string]int{}
 	for i := range reqs {
-		name := reqs[i].req.Session
+		name := reqs[i].Req.Session
 		if name == "" {
 			units = append(units, []int{i})
 			continue
@@ -98,7 +98,7 @@ func withMessages(body []byte, msgs []workload.Message) []byte {
 func (s *step) runSessions(offsets []float64, l LoadPolicy) {
 	s.reqs = slices.Clone(s.reqs) // bodies are rewritten per step
 	for i := range s.reqs {
-		s.reqs[i].capture = s.reqs[i].capture || s.reqs[i].req.Session != ""
+		s.reqs[i].Capture = s.reqs[i].Capture || s.reqs[i].Req.Session != ""
 	}
 	units := sessionUnits(s.reqs)
 	var left atomic.Int64
@@ -117,7 +117,7 @@ func (s *step) runSessions(offsets []float64, l LoadPolicy) {
 	}
 	var dl <-chan time.Time
 	if s.deadline > 0 {
-		t := time.NewTimer(s.deadline - s.clk.now())
+		t := time.NewTimer(s.deadline - s.clk.Now())
 		defer t.Stop()
 		dl = t.C
 	}
@@ -150,11 +150,11 @@ func (s *step) sessionWorkers(units [][]int, conc int, done func(int)) {
 // sessionStarts is each unit's start offset (seconds): its first turn's
 // own arrival_offset_s, else in rate mode the unit's place in the arrival
 // process (so --request-rate is the rate at which sessions start).
-func sessionStarts(reqs []prepared, units [][]int, offsets []float64, mode Mode) []float64 {
+func sessionStarts(reqs []Prepared, units [][]int, offsets []float64, mode Mode) []float64 {
 	starts := make([]float64, len(units))
 	for k, u := range units {
 		starts[k] = offsets[u[0]]
-		if mode == ModeRate && reqs[u[0]].req.ArrivalOffsetS == nil {
+		if mode == ModeRate && reqs[u[0]].Req.ArrivalOffsetS == nil {
 			starts[k] = offsets[k]
 		}
 	}
@@ -182,7 +182,7 @@ func (s *step) sessionSchedule(units [][]int, starts []float64, maxConc int, don
 			if s.deadline > 0 && at >= s.deadline {
 				return
 			}
-			if d := at - s.clk.now(); d > 0 {
+			if d := at - s.clk.Now(); d > 0 {
 				select {
 				case <-time.After(d):
 				case <-s.ctx.Done():
@@ -216,14 +216,14 @@ func (s *step) session(unit []int, first float64, capDelayed bool, done func(int
 			return
 		}
 		p := &s.reqs[i]
-		if k > 0 || p.req.Session != "" {
-			msgs := append(slices.Clone(hist), p.req.Messages...)
+		if k > 0 || p.Req.Session != "" {
+			msgs := append(slices.Clone(hist), p.Req.Messages...)
 			if k > 0 {
-				p.body = withMessages(p.body, msgs)
+				p.Body = withMessages(p.Body, msgs)
 			}
 			hist = msgs
 		}
-		sched := s.clk.now()
+		sched := s.clk.Now()
 		if k == 0 && first >= 0 {
 			sched = durSeconds(first)
 		}

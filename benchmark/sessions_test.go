@@ -79,9 +79,9 @@ func TestSessionsCarryTheConversation(t *testing.T) {
 
 func TestSessionUnits(t *testing.T) {
 	reqs := sessionWorkload(2, 2, 1).Requests
-	prep := make([]prepared, len(reqs))
+	prep := make([]Prepared, len(reqs))
 	for i := range reqs {
-		prep[i].req = &reqs[i]
+		prep[i].Req = &reqs[i]
 	}
 	got := fmt.Sprint(sessionUnits(prep))
 	if got != "[[0 1] [2 3] [4]]" {

@@ -6,7 +6,7 @@ import "fmt"
 // summary carries the SLO's outcome, and a sweep its capacity.
 
 // stepSLO evaluates slo on one step's records; nil without an SLO.
-func stepSLO(recs []Record, durationS float64, slo SLO) *SLOResult {
+func StepSLO(recs []Record, durationS float64, slo SLO) *SLOResult {
 	if len(slo) == 0 {
 		return nil
 	}
@@ -55,13 +55,13 @@ func SweepCapacity(sw *Sweep) (*CapacityResult, error) {
 func ApplySLO(res *Result, recs []Record, slo SLO) {
 	by := RecordsByStep(recs)
 	if res.Sweep == nil || len(res.Sweep.Steps) == 0 {
-		res.Summary.SLOResult = stepSLO(by[0], res.Summary.DurationS, slo)
+		res.Summary.SLOResult = StepSLO(by[0], res.Summary.DurationS, slo)
 		return
 	}
 	sw := res.Sweep
 	for i := range sw.Steps {
 		st := &sw.Steps[i]
-		st.Summary.SLOResult = stepSLO(by[i], st.Summary.DurationS, slo)
+		st.Summary.SLOResult = StepSLO(by[i], st.Summary.DurationS, slo)
 	}
 	res.Summary.SLOResult = sw.Steps[len(sw.Steps)-1].Summary.SLOResult
 	sw.Capacity = nil

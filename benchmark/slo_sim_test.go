@@ -79,11 +79,11 @@ func TestCapacityOnServeSimSweep(t *testing.T) {
 // TestStepSLOOnlyWithAnSLO: without an SLO the summary carries none (and
 // its JSON no slo fields); with one, every step does.
 func TestStepSLOOnlyWithAnSLO(t *testing.T) {
-	if stepSLO(nil, 1, nil) != nil {
+	if StepSLO(nil, 1, nil) != nil {
 		t.Fatal("an SLO outcome without an SLO")
 	}
 	slo, _ := ParseSLO("e2e_ms<=10")
-	r := stepSLO([]Record{{OK: true, E2EMs: 10, ChunkTimesMs: []float64{1}}, {OK: true, E2EMs: 11, ChunkTimesMs: []float64{1}}}, 2, slo)
+	r := StepSLO([]Record{{OK: true, E2EMs: 10, ChunkTimesMs: []float64{1}}, {OK: true, E2EMs: 11, ChunkTimesMs: []float64{1}}}, 2, slo)
 	if r == nil || r.Met != 1 || r.GoodputRPS != 0.5 {
 		t.Fatalf("%+v", r)
 	}

@@ -176,7 +176,7 @@ func TestSLOPercentileMatchesSummary(t *testing.T) {
 		ttft := 5 + 100*rng.Float64()
 		recs = append(recs, okRec(ttft, ttft+50+200*rng.Float64(), 2+rng.IntN(30)))
 	}
-	sum := Summarize(recs, 0, true)
+	sum := NewSummary(recs, 0, true)
 	slo := mustSLO(t, "ttft_ms:p50<=1e9,ttft_ms:p90<=1e9,ttft_ms:p99<=1e9,e2e_ms:p95<=1e9,tpot_ms:mean<=1e9,itl_ms:p99<=1e9")
 	r := EvaluateSLO(recs, sum.DurationS, slo)
 	want := []float64{sum.TTFT.P50, sum.TTFT.P90, sum.TTFT.P99, sum.E2E.P95, sum.TPOT.Mean, sum.ITL.P99}

@@ -17,8 +17,8 @@ import (
 type step struct {
 	ctx        context.Context // the run's: cancelled by an interrupt
 	c          *Client
-	clk        clock
-	reqs       []prepared
+	clk        Clock
+	reqs       []Prepared
 	recs       []Record
 	caps       []capture // what each request sent and got back, when it asks
 	sent       []bool
@@ -61,14 +61,14 @@ func (c *Config) hooks(si int) stepHooks {
 // open-loop schedule, nil for a closed loop. index is the records' step
 // index. t=0 is the step's start, which is also the first scheduled send.
 // A measured step passes its hooks (at most one).
-func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64, l LoadPolicy, index int,
+func runStep(ctx context.Context, c *Client, reqs []Prepared, offsets []float64, l LoadPolicy, index int,
 	onRecord func(*Record, *capture), prog *Progress, hooks ...stepHooks) stepOut {
-	s := &step{ctx: ctx, c: c, clk: newClock(), reqs: reqs, recs: make([]Record, len(reqs)), caps: make([]capture, len(reqs)), sent: make([]bool, len(reqs)),
+	s := &step{ctx: ctx, c: c, clk: NewClock(), reqs: reqs, recs: make([]Record, len(reqs)), caps: make([]capture, len(reqs)), sent: make([]bool, len(reqs)),
 		index: index, deadline: durSeconds(l.DurationS), onRecord: onRecord, prog: prog}
 	for _, h := range hooks {
 		s.until = h.until
 		if h.onStart != nil {
-			h.onStart(s.clk.start)
+			h.onStart(s.clk.Start)
 		}
 	}
 	s.reqCtx, s.cancelReqs = context.WithCancelCause(context.Background())
@@ -80,7 +80,7 @@ func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64,
 	} else {
 		s.openLoop(offsets, l.MaxConcurrency)
 	}
-	out := stepOut{start: s.clk.start, sendEndS: seconds(s.clk.now())}
+	out := stepOut{start: s.clk.Start, sendEndS: seconds(s.clk.Now())}
 	durationCut := s.deadline > 0 && ctx.Err() == nil
 	out.interrupted, out.drainCut = s.drain(l)
 	if durationCut && slices.Contains(s.sent, false) {
@@ -103,7 +103,7 @@ func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64,
 // stopped reports whether sending must stop: interrupt, deadline or
 // SendUntil.
 func (s *step) stopped() bool {
-	return s.ctx.Err() != nil || (s.deadline > 0 && s.clk.now() >= s.deadline) || s.released()
+	return s.ctx.Err() != nil || (s.deadline > 0 && s.clk.Now() >= s.deadline) || s.released()
 }
 
 // released reports whether SendUntil is closed.
@@ -122,16 +122,16 @@ func (s *step) exec(i int, sched time.Duration, capDelayed bool, onSend func()) 
 	if p := s.prog; p != nil {
 		p.Sent.Add(1)
 	}
-	rec.ID, rec.Step, rec.ScheduledS, rec.CapDelayed = s.reqs[i].req.ID, s.index, seconds(sched), capDelayed
-	sent, answer := s.c.do(s.reqCtx, s.clk, &s.reqs[i], rec, onSend)
-	if s.reqs[i].capture && rec.OK {
-		s.caps[i] = capture{body: s.reqs[i].body, answer: answer}
+	rec.ID, rec.Step, rec.ScheduledS, rec.CapDelayed = s.reqs[i].Req.ID, s.index, seconds(sched), capDelayed
+	sent, answer := s.c.Do(s.reqCtx, s.clk, &s.reqs[i], rec, onSend)
+	if s.reqs[i].Capture && rec.OK {
+		s.caps[i] = capture{body: s.reqs[i].Body, answer: answer}
 	}
 	if onSend != nil {
 		onSend() // idempotent; covers a request that failed before sending
 	}
 	rec.SentS = seconds(sent)
-	rec.SentAt, rec.DoneAt = wallAt(s.clk.start, sent, rec.DoneMs)
+	rec.SentAt, rec.DoneAt = WallAt(s.clk.Start, sent, rec.DoneMs)
 	if p := s.prog; p != nil {
 		p.Done.Add(1)
 		if rec.OK {
@@ -169,13 +169,13 @@ func (s *step) closedLoop(conc int) {
 				if i == n-1 {
 					onSend = func() { once.Do(func() { close(exhausted) }) }
 				}
-				s.exec(i, s.clk.now(), false, onSend)
+				s.exec(i, s.clk.Now(), false, onSend)
 			}
 		}()
 	}
 	var dl <-chan time.Time
 	if s.deadline > 0 {
-		t := time.NewTimer(s.deadline - s.clk.now())
+		t := time.NewTimer(s.deadline - s.clk.Now())
 		defer t.Stop()
 		dl = t.C
 	}
@@ -207,7 +207,7 @@ func (s *step) openLoop(offsets []float64, maxConc int) {
 		if s.deadline > 0 && at >= s.deadline {
 			break
 		}
-		if d := at - s.clk.now(); d > 0 {
+		if d := at - s.clk.Now(); d > 0 {
 			timer.Reset(d)
 			select {
 			case <-timer.C:
@@ -255,7 +255,7 @@ func (s *step) acquire(sem chan struct{}) (capDelayed, ok bool) {
 			return capDelayed, false
 		}
 	}
-	if s.deadline > 0 && s.clk.now() >= s.deadline {
+	if s.deadline > 0 && s.clk.Now() >= s.deadline {
 		<-sem
 		return capDelayed, false
 	}
@@ -274,7 +274,7 @@ func (s *step) drain(l LoadPolicy) (interrupted, cut bool) {
 		case <-done:
 			return interrupted, false
 		default:
-			s.cancelReqs(&cancelCause{"cancelled by the drain rule"})
+			s.cancelReqs(&CancelCause{"cancelled by the drain rule"})
 			return interrupted, true
 		}
 	}
@@ -298,11 +298,11 @@ func (s *step) drain(l LoadPolicy) (interrupted, cut bool) {
 		case <-done:
 			return interrupted, false
 		case <-tc:
-			s.cancelReqs(&cancelCause{"cancelled: drain timeout passed"})
+			s.cancelReqs(&CancelCause{"cancelled: drain timeout passed"})
 			return interrupted, true
 		case <-hard:
 			// A second interrupt: stop waiting, cancel what is in flight.
-			s.cancelReqs(&cancelCause{"cancelled by a second interrupt"})
+			s.cancelReqs(&CancelCause{"cancelled by a second interrupt"})
 			return true, true
 		case <-ctxDone:
 			// Interrupted while draining: cap the rest of the wait.

@@ -321,7 +321,7 @@ func TestPooledMatchesBenchmarkSummary(t *testing.T) {
 	_, rec := synthRun("x", 5, 300, 80, 15, 1000)
 	rec.Records[3].ChunkTokens[2] = 3 // a multi-token chunk for ITL per token
 	rec.Records[3].CompletionTokens = 18
-	sum := benchmark.Summarize(rec.Records, 0, true)
+	sum := benchmark.NewSummary(rec.Records, 0, true)
 	cs, _ := pooled([]Records{rec})
 	for _, k := range latencyKinds {
 		d := k.dist(&sum)

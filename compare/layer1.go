@@ -455,7 +455,7 @@ func pooled(files []Records) (map[string][][]float64, []string) {
 }
 
 // addRecord derives the latency samples of one successful request exactly
-// as benchmark.Summarize does: TTFT when a content chunk arrived; E2E as
+// as benchmark.NewSummary does: TTFT when a content chunk arrived; E2E as
 // recorded; TPOT as (E2E−TTFT)/(completion_tokens−1) when more than one
 // token arrived; ITL as the gaps between consecutive content chunks; ITL
 // per token as each gap plus k−1 zeros for every k-token chunk.
