@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // BenchmarkParseChunks measures the client's per-chunk CPU cost: SSE
@@ -19,7 +21,7 @@ func BenchmarkParseChunks(b *testing.B) {
 	in := []byte(sb.String())
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
-	rec := &Record{ChunkTimesMs: make([]float64, 0, n), ChunkTokens: make([]int, 0, n)}
+	rec := &result.Record{ChunkTimesMs: make([]float64, 0, n), ChunkTokens: make([]int, 0, n)}
 	for b.Loop() {
 		rec.ChunkTimesMs, rec.ChunkTokens = rec.ChunkTimesMs[:0], rec.ChunkTokens[:0]
 		s := stream{rec: rec}

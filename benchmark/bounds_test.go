@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // TestClientBoundsServerCounts sends answers whose token counts a
@@ -16,11 +18,11 @@ func TestClientBoundsServerCounts(t *testing.T) {
 		name, body string
 		class      string
 	}{
-		{"chunk claiming 10^8 tokens", `data: {"choices":[{"text":"a"}],"usage":{"prompt_tokens":2,"completion_tokens":100000000}}` + "\n\n" + "data: [DONE]\n\n", ClassImplausible},
-		{"negative usage", `data: {"choices":[{"text":"a","finish_reason":"stop"}],"usage":{"prompt_tokens":-5,"completion_tokens":1}}` + "\n\ndata: [DONE]\n\n", ClassImplausible},
-		{"2^62 usage", `data: {"choices":[{"text":"a","finish_reason":"stop"}]}` + "\n\n" + `data: {"choices":[],"usage":{"prompt_tokens":4611686018427387904,"completion_tokens":1}}` + "\n\ndata: [DONE]\n\n", ClassImplausible},
-		{"final usage beyond the cap", `data: {"choices":[{"text":"a","finish_reason":"stop"}]}` + "\n\n" + `data: {"choices":[],"usage":{"prompt_tokens":2,"completion_tokens":5000}}` + "\n\ndata: [DONE]\n\n", ClassImplausible},
-		{"token ids beyond the cap", `data: {"choices":[{"text":"a","token_ids":[` + ids(40) + `]}]}` + "\n\ndata: [DONE]\n\n", ClassImplausible},
+		{"chunk claiming 10^8 tokens", `data: {"choices":[{"text":"a"}],"usage":{"prompt_tokens":2,"completion_tokens":100000000}}` + "\n\n" + "data: [DONE]\n\n", result.ClassImplausible},
+		{"negative usage", `data: {"choices":[{"text":"a","finish_reason":"stop"}],"usage":{"prompt_tokens":-5,"completion_tokens":1}}` + "\n\ndata: [DONE]\n\n", result.ClassImplausible},
+		{"2^62 usage", `data: {"choices":[{"text":"a","finish_reason":"stop"}]}` + "\n\n" + `data: {"choices":[],"usage":{"prompt_tokens":4611686018427387904,"completion_tokens":1}}` + "\n\ndata: [DONE]\n\n", result.ClassImplausible},
+		{"final usage beyond the cap", `data: {"choices":[{"text":"a","finish_reason":"stop"}]}` + "\n\n" + `data: {"choices":[],"usage":{"prompt_tokens":2,"completion_tokens":5000}}` + "\n\ndata: [DONE]\n\n", result.ClassImplausible},
+		{"token ids beyond the cap", `data: {"choices":[{"text":"a","token_ids":[` + ids(40) + `]}]}` + "\n\ndata: [DONE]\n\n", result.ClassImplausible},
 		{"within the cap", `data: {"choices":[{"text":"a","token_ids":[` + ids(3) + `],"finish_reason":"length"}],"usage":{"prompt_tokens":2,"completion_tokens":3}}` + "\n\ndata: [DONE]\n\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -29,7 +31,7 @@ func TestClientBoundsServerCounts(t *testing.T) {
 			if rec.ErrorClass != tc.class || rec.OK != (tc.class == "") {
 				t.Fatalf("class %q ok %v (%s), want %q", rec.ErrorClass, rec.OK, rec.Error, tc.class)
 			}
-			sum := NewSummary([]Record{rec}, 0, true)
+			sum := result.NewSummary([]result.Record{rec}, 0, true)
 			if sum.OutputTokens < 0 || sum.OutputTokens > 22 || sum.InputTokens < 0 || sum.OutputThroughput < 0 {
 				t.Fatalf("summary took the counts in: %+v", sum)
 			}
@@ -38,7 +40,7 @@ func TestClientBoundsServerCounts(t *testing.T) {
 }
 
 func TestTokenCap(t *testing.T) {
-	for _, tc := range []struct{ max, want int }{{0, HardMaxTokens}, {-1, HardMaxTokens}, {1, 18}, {100, 216}, {HardMaxTokens + 1, HardMaxTokens}} {
+	for _, tc := range []struct{ max, want int }{{0, result.HardMaxTokens}, {-1, result.HardMaxTokens}, {1, 18}, {100, 216}, {result.HardMaxTokens + 1, result.HardMaxTokens}} {
 		if got := tokenCap(tc.max); got != tc.want {
 			t.Errorf("tokenCap(%d) = %d, want %d", tc.max, got, tc.want)
 		}
@@ -46,11 +48,11 @@ func TestTokenCap(t *testing.T) {
 }
 
 func TestImplausibleCountsAreWarned(t *testing.T) {
-	recs := []Record{{ID: "a", ErrorClass: ClassImplausible}, {ID: "b", OK: true, CompletionTokens: 1, ChunkTokens: []int{1}, ChunkTimesMs: []float64{1}}}
-	sum := NewSummary(recs, 0, true)
+	recs := []result.Record{{ID: "a", ErrorClass: result.ClassImplausible}, {ID: "b", OK: true, CompletionTokens: 1, ChunkTokens: []int{1}, ChunkTimesMs: []float64{1}}}
+	sum := result.NewSummary(recs, 0, true)
 	var w warnings
-	stepWarnings(&w, &LoadPolicy{Mode: ModeConcurrency}, &sum, &stepOut{})
-	if got := fmt.Sprint(w.all()); !strings.Contains(got, "1 requests were dropped") || !strings.Contains(got, ClassImplausible) {
+	stepWarnings(&w, &result.LoadPolicy{Mode: result.ModeConcurrency}, &sum, &stepOut{})
+	if got := fmt.Sprint(w.all()); !strings.Contains(got, "1 requests were dropped") || !strings.Contains(got, result.ClassImplausible) {
 		t.Fatalf("warnings %s", got)
 	}
 }

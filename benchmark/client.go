@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/redact"
 )
 
@@ -25,17 +26,6 @@ const MaxErrorLen = 300
 
 // maxFinishReason bounds a record's finish_reason (bytes).
 const maxFinishReason = 64
-
-// Error classes of failed requests.
-const (
-	ClassServerError = "server_error"     // in-band {"error": …} in the stream
-	ClassTruncated   = "truncated_stream" // ended without [DONE] or a finish_reason
-	ClassTimeout     = "timeout"
-	ClassConnection  = "connection"
-	ClassBadResponse = "bad_response"
-	ClassCancelled   = "cancelled" // stopped by the drain rule or an interrupt
-	// HTTP errors are "http_<status>", e.g. "http_400".
-)
 
 // ClientOptions configures a Client.
 type ClientOptions struct {
@@ -157,10 +147,10 @@ type wireChunk struct {
 			CachedTokens *int `json:"cached_tokens"`
 		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
-	Timings *ServerTimings  `json:"timings"`
-	Error   json.RawMessage `json:"error"`
-	Object  string          `json:"object"`
-	Message string          `json:"message"`
+	Timings *result.ServerTimings `json:"timings"`
+	Error   json.RawMessage       `json:"error"`
+	Object  string                `json:"object"`
+	Message string                `json:"message"`
 }
 
 // nonEmpty reports whether a raw JSON value carries content: not absent,
@@ -182,7 +172,7 @@ func (e *requestError) Error() string { return e.class + ": " + e.msg }
 
 // stream is the per-request parse state.
 type stream struct {
-	rec       *Record
+	rec       *result.Record
 	sent      time.Duration
 	at        time.Duration // arrival time of the bytes being parsed
 	chunk     wireChunk     // scratch for the encoding/json fallback
@@ -212,10 +202,10 @@ func (s *stream) event(data []byte) error {
 	}
 	ci := &s.info
 	if err := decodeChunk(data, &s.chunk, ci); err != nil {
-		return &requestError{ClassBadResponse, fmt.Sprintf("unparseable chunk %q: %v", redact.Clip(string(data), 120, s.key), err)}
+		return &requestError{result.ClassBadResponse, fmt.Sprintf("unparseable chunk %q: %v", redact.Clip(string(data), 120, s.key), err)}
 	}
 	if ci.isError {
-		return &requestError{ClassServerError, errorMessage(data)}
+		return &requestError{result.ClassServerError, errorMessage(data)}
 	}
 	content := ci.content
 	if ci.finish != "" {
@@ -314,17 +304,17 @@ func failureClass(ctx context.Context, err error) *requestError {
 	case errors.As(err, &re):
 		return re
 	case errors.As(context.Cause(ctx), new(*CancelCause)):
-		return &requestError{ClassCancelled, context.Cause(ctx).Error()}
+		return &requestError{result.ClassCancelled, context.Cause(ctx).Error()}
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded):
-		return &requestError{ClassTimeout, "request timed out"}
+		return &requestError{result.ClassTimeout, "request timed out"}
 	case errors.Is(err, context.Canceled):
-		return &requestError{ClassCancelled, "cancelled"}
+		return &requestError{result.ClassCancelled, "cancelled"}
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return &requestError{ClassTimeout, err.Error()}
+		return &requestError{result.ClassTimeout, err.Error()}
 	}
-	return &requestError{ClassConnection, err.Error()}
+	return &requestError{result.ClassConnection, err.Error()}
 }
 
 // isUnreachable reports whether err means no connection could be made.
@@ -348,7 +338,7 @@ func (c *CancelCause) Error() string { return c.Msg }
 // called right then) and, when p asks to capture it and the request
 // succeeded, the answer's text (sessions.go). Chunk timestamps are taken
 // right after each read returns, before any parsing.
-func (c *Client) Do(ctx context.Context, clk Clock, p *Prepared, rec *Record, onSend func()) (sent time.Duration, answer string) {
+func (c *Client) Do(ctx context.Context, clk Clock, p *Prepared, rec *result.Record, onSend func()) (sent time.Duration, answer string) {
 	startRecord(rec, p)
 	var cancel context.CancelFunc
 	if c.timeout > 0 {
@@ -359,7 +349,7 @@ func (c *Client) Do(ctx context.Context, clk Clock, p *Prepared, rec *Record, on
 	defer cancel()
 	req, err := c.newRequest(ctx, p)
 	if err != nil {
-		rec.ErrorClass, rec.Error = ClassConnection, c.scrub(err.Error())
+		rec.ErrorClass, rec.Error = result.ClassConnection, c.scrub(err.Error())
 		return clk.Now(), ""
 	}
 	sent = clk.Now()
@@ -391,7 +381,7 @@ func (c *Client) Do(ctx context.Context, clk Clock, p *Prepared, rec *Record, on
 }
 
 // startRecord fills what is known of a request before it is sent.
-func startRecord(rec *Record, p *Prepared) {
+func startRecord(rec *result.Record, p *Prepared) {
 	rec.RequestedTokens = p.Req.MaxTokens
 	rec.FixedLength = p.Req.FixedLength
 	if n := p.Req.MaxTokens; n > 0 {
@@ -439,9 +429,9 @@ func (c *Client) exchange(ctx context.Context, cancel context.CancelFunc, clk Cl
 	}
 	switch {
 	case !s.done && !s.finished && s.events == 0 && parser.foreign > 0:
-		return &requestError{ClassBadResponse, fmt.Sprintf("not an event stream: %q", redact.Clip(parser.firstForeign, 80, c.apiKey))}
+		return &requestError{result.ClassBadResponse, fmt.Sprintf("not an event stream: %q", redact.Clip(parser.firstForeign, 80, c.apiKey))}
 	case !s.done && !s.finished:
-		return &requestError{ClassTruncated, fmt.Sprintf("stream ended after %d events without [DONE] or a finish_reason", s.events)}
+		return &requestError{result.ClassTruncated, fmt.Sprintf("stream ended after %d events without [DONE] or a finish_reason", s.events)}
 	}
 	return nil
 }
@@ -459,9 +449,9 @@ func (c *Client) statusError(resp *http.Response) *requestError {
 	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, limit))
 		if bytes.Contains(b, []byte(`"error"`)) {
-			return &requestError{ClassServerError, errorMessage(b)}
+			return &requestError{result.ClassServerError, errorMessage(b)}
 		}
-		return &requestError{ClassBadResponse, "server answered application/json, not an event stream"}
+		return &requestError{result.ClassBadResponse, "server answered application/json, not an event stream"}
 	}
 	return nil
 }
@@ -501,14 +491,14 @@ func (c *Client) readStream(ctx context.Context, clk Clock, body io.Reader, s *s
 		if errors.As(perr, &re) {
 			return re
 		}
-		return &requestError{ClassBadResponse, perr.Error()}
+		return &requestError{result.ClassBadResponse, perr.Error()}
 	}
 	return nil
 }
 
 // finishRecord completes a successful request's record: end time and
 // token counts, from usage or else from the chunks.
-func finishRecord(rec *Record, s *stream, p *Prepared) {
+func finishRecord(rec *result.Record, s *stream, p *Prepared) {
 	rec.OK = true
 	if len(rec.ChunkTimesMs) == 0 {
 		rec.E2EMs = rec.DoneMs // no content at all: the request ended with its stream

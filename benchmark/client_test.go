@@ -11,12 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/redact"
 )
 
 // doOne sends one request of out tokens to url and returns its record.
-func doOne(t *testing.T, url string, r workload.Request, engine string, timeout time.Duration) Record {
+func doOne(t *testing.T, url string, r workload.Request, engine string, timeout time.Duration) result.Record {
 	t.Helper()
 	c := NewClient(ClientOptions{BaseURL: url, Conns: 1, RequestTimeout: timeout})
 	defer c.Close()
@@ -24,7 +25,7 @@ func doOne(t *testing.T, url string, r workload.Request, engine string, timeout 
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec Record
+	var rec result.Record
 	c.Do(context.Background(), NewClock(), &p, &rec, nil)
 	return rec
 }
@@ -100,7 +101,7 @@ func TestClientNoUsagePromptTokens(t *testing.T) {
 	if !txt.OK || txt.PromptTokens != 0 {
 		t.Fatalf("text prompt: %+v", txt)
 	}
-	sum := NewSummary([]Record{rec, txt}, 0, true)
+	sum := result.NewSummary([]result.Record{rec, txt}, 0, true)
 	if sum.UsageMissing != 2 || sum.InputTokensUnknown != 1 || sum.InputTokens != 3 {
 		t.Fatalf("summary: missing %d unknown %d input %d", sum.UsageMissing, sum.InputTokensUnknown, sum.InputTokens)
 	}
@@ -136,13 +137,13 @@ func TestClientFailures(t *testing.T) {
 	}{
 		{"in-band error after 200", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, "data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"error\":{\"message\":\"KV cache exhausted\",\"code\":500}}\n\ndata: [DONE]\n\n")
-		}, 0, ClassServerError, "KV cache exhausted"},
+		}, 0, result.ClassServerError, "KV cache exhausted"},
 		{"string error", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, "data: {\"error\":\"Input validation error\"}\n\n")
-		}, 0, ClassServerError, "Input validation error"},
+		}, 0, result.ClassServerError, "Input validation error"},
 		{"truncated", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, "data: {\"choices\":[{\"text\":\"a\",\"finish_reason\":null}]}\n\n")
-		}, 0, ClassTruncated, "without [DONE]"},
+		}, 0, result.ClassTruncated, "without [DONE]"},
 		{"http 400", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(400)
 			_, _ = io.WriteString(w, `{"object":"error","message":"max_tokens too large","code":400}`)
@@ -153,15 +154,15 @@ func TestClientFailures(t *testing.T) {
 		}, 0, "http_503", "overloaded"},
 		{"bad chunk", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, "data: {\"choices\":[{\"text\":\n\ndata: [DONE]\n\n")
-		}, 0, ClassBadResponse, "unparseable"},
+		}, 0, result.ClassBadResponse, "unparseable"},
 		{"garbage", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/plain")
 			_, _ = io.WriteString(w, "<html>hello</html>\n")
-		}, 0, ClassBadResponse, "not an event stream"},
+		}, 0, result.ClassBadResponse, "not an event stream"},
 		{"json not stream", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = io.WriteString(w, `{"choices":[{"text":"abc"}]}`)
-		}, 0, ClassBadResponse, "application/json"},
+		}, 0, result.ClassBadResponse, "application/json"},
 		{"timeout", func(w http.ResponseWriter, r *http.Request) {
 			sse(w, "data: {\"choices\":[{\"text\":\"a\"}]}\n\n")
 			w.(http.Flusher).Flush()
@@ -169,7 +170,7 @@ func TestClientFailures(t *testing.T) {
 			case <-r.Context().Done():
 			case <-time.After(5 * time.Second):
 			}
-		}, 100 * time.Millisecond, ClassTimeout, ""},
+		}, 100 * time.Millisecond, result.ClassTimeout, ""},
 		{"connection reset", func(w http.ResponseWriter, r *http.Request) {
 			conn, buf, _ := w.(http.Hijacker).Hijack()
 			_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
@@ -179,7 +180,7 @@ func TestClientFailures(t *testing.T) {
 				_ = tc.SetLinger(0)
 			}
 			_ = conn.Close()
-		}, 0, ClassConnection, ""},
+		}, 0, result.ClassConnection, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := doOne(t, raw(t, tc.h), completionReq(4), "vllm", tc.timeout)
@@ -199,7 +200,7 @@ func TestClientUnreachable(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	rec := doOne(t, "http://"+addr, completionReq(2), "vllm", 0)
-	if rec.OK || rec.ErrorClass != ClassConnection {
+	if rec.OK || rec.ErrorClass != result.ClassConnection {
 		t.Fatalf("%+v", rec)
 	}
 }
@@ -320,7 +321,7 @@ func TestClientScrubsAPIKey(t *testing.T) {
 	defer c.Close()
 	r := completionReq(2)
 	p, _ := Prepare(&r, "m", "vllm", func(string) {})
-	var rec Record
+	var rec result.Record
 	c.Do(context.Background(), NewClock(), &p, &rec, nil)
 	if rec.ErrorClass != "http_401" || strings.Contains(rec.Error, key) || !strings.Contains(rec.Error, redact.Mask) {
 		t.Fatalf("%q %q", rec.ErrorClass, rec.Error)

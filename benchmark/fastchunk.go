@@ -3,6 +3,8 @@ package benchmark
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // chunkInfo is what the client takes from one streamed chunk.
@@ -20,7 +22,7 @@ type chunkInfo struct {
 	hasCached bool
 	// timings is the engine's own timings (llama.cpp), read by the
 	// encoding/json path only.
-	timings *ServerTimings
+	timings *result.ServerTimings
 }
 
 // decodeChunk fills ci from a chunk's JSON. It tries the allocation-free

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark/servermetrics"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/testkit/llamaserver"
 )
@@ -27,16 +27,16 @@ func llamaWorkload(t *testing.T, n, out int, fixed bool) *workload.Workload {
 }
 
 // llamaRun benchmarks url with w at concurrency conc, scraping /metrics.
-func llamaRun(t *testing.T, url string, w *workload.Workload, conc int) (*Result, []Record) {
+func llamaRun(t *testing.T, url string, w *workload.Workload, conc int) (*result.Result, []result.Record) {
 	t.Helper()
 	var mu sync.Mutex
-	var recs []Record
+	var recs []result.Record
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	res, err := Run(ctx, Config{
-		URL: url, Engine: "auto", Workload: w, Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: conc, Warmup: 2},
+		URL: url, Engine: "auto", Workload: w, Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: conc, Warmup: 2},
 		Metrics:  MetricsConfig{URL: url + "/metrics", Every: 200 * time.Millisecond},
-		OnRecord: func(r *Record) error { mu.Lock(); recs = append(recs, *r); mu.Unlock(); return nil },
+		OnRecord: func(r *result.Record) error { mu.Lock(); recs = append(recs, *r); mu.Unlock(); return nil },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func llamaRun(t *testing.T, url string, w *workload.Workload, conc int) (*Result
 	return res, recs
 }
 
-func metric(sm *servermetrics.Result, name string) *servermetrics.Metric {
+func metric(sm *result.ServerMetrics, name string) *result.ServerMetric {
 	if sm == nil {
 		return nil
 	}

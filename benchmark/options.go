@@ -14,6 +14,7 @@ import (
 	"github.com/servecmp/servecmp/tokenizer"
 
 	"github.com/servecmp/servecmp/benchmark/engine"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
@@ -114,23 +115,23 @@ func (o *Options) Config() (Config, error) {
 	}
 	if o.SLO != "" {
 		var err error
-		if cfg.SLO, err = ParseSLO(o.SLO); err != nil {
+		if cfg.SLO, err = result.ParseSLO(o.SLO); err != nil {
 			return cfg, &OptionError{Option: "slo", Msg: err.Error()}
 		}
 	}
 	if o.ManifestFile != "" {
-		kv, err := ReadManifestFile(o.ManifestFile)
+		kv, err := result.ReadManifestFile(o.ManifestFile)
 		if err != nil {
 			return cfg, err
 		}
 		cfg.Manifest.Fields = kv
 	}
 	for _, a := range o.Manifest {
-		k, v, err := ParseManifestArg(a)
+		k, v, err := result.ParseManifestArg(a)
 		if err != nil {
 			return cfg, &OptionError{Msg: err.Error()}
 		}
-		cfg.Manifest.Fields = append(cfg.Manifest.Fields, KV{Key: k, Value: v})
+		cfg.Manifest.Fields = append(cfg.Manifest.Fields, result.KV{Key: k, Value: v})
 	}
 	cfg.Manifest.ClientHost, _ = os.Hostname()
 	if o.MetricsURL != "none" {
@@ -162,7 +163,7 @@ var loadModes = []string{"concurrency", "rate", "sweep-concurrency", "sweep-rate
 // request carries its arrival offset) and that no option given is one
 // the load would ignore.
 func (o *Options) load(w *workload.Workload, cfg *Config) error {
-	l := LoadPolicy{
+	l := result.LoadPolicy{
 		Arrival: o.Arrival, Burstiness: o.Burstiness, MaxConcurrency: o.MaxConcurrency, Seed: o.Seed, Warmup: o.Warmup,
 		DurationS: o.Duration.Seconds(), Drain: o.Drain, DrainTimeoutS: o.DrainTimeout.Seconds(),
 		RequestTimeoutS: o.RequestTimeout.Seconds(), ResetPrefixCache: o.ResetPrefixCache,
@@ -180,14 +181,14 @@ func (o *Options) load(w *workload.Workload, cfg *Config) error {
 	var err error
 	switch {
 	case o.set("concurrency"):
-		l.Mode, l.Concurrency = ModeConcurrency, o.Concurrency
+		l.Mode, l.Concurrency = result.ModeConcurrency, o.Concurrency
 	case o.set("rate"):
-		l.Mode, l.Rate = ModeRate, o.Rate
+		l.Mode, l.Rate = result.ModeRate, o.Rate
 	case o.set("sweep-concurrency"):
 		if cfg.SweepValues, err = parseList("sweep-concurrency", o.SweepConcurrency, true); err != nil {
 			return err
 		}
-		l.Mode, l.Concurrency, cfg.SweepKind = ModeConcurrency, int(cfg.SweepValues[0]), ModeConcurrency
+		l.Mode, l.Concurrency, cfg.SweepKind = result.ModeConcurrency, int(cfg.SweepValues[0]), result.ModeConcurrency
 	case o.set("sweep-rate"):
 		if allOffsets {
 			return optionErr("sweep-rate", "every request carries arrival_offset_s, so the rate cannot change")
@@ -195,18 +196,18 @@ func (o *Options) load(w *workload.Workload, cfg *Config) error {
 		if cfg.SweepValues, err = parseList("sweep-rate", o.SweepRate, false); err != nil {
 			return err
 		}
-		l.Mode, l.Rate, cfg.SweepKind = ModeRate, cfg.SweepValues[0], ModeRate
+		l.Mode, l.Rate, cfg.SweepKind = result.ModeRate, cfg.SweepValues[0], result.ModeRate
 	case allOffsets:
-		l.Mode = ModeTrace
+		l.Mode = result.ModeTrace
 	default:
 		return optionErr("", "choose a load: {concurrency}, {rate}, {sweep-concurrency} or {sweep-rate}")
 	}
 	if err := o.ignored(l); err != nil {
 		return err
 	}
-	if l.Mode != ModeRate {
+	if l.Mode != result.ModeRate {
 		l.Arrival, l.Burstiness = "", 0
-	} else if l.Arrival != ArrivalGamma {
+	} else if l.Arrival != result.ArrivalGamma {
 		l.Burstiness = 0
 	}
 	cfg.Load = l
@@ -215,17 +216,17 @@ func (o *Options) load(w *workload.Workload, cfg *Config) error {
 
 // ignored refuses an option that the load l would ignore: the result must
 // describe the load that was actually offered.
-func (o *Options) ignored(l LoadPolicy) error {
+func (o *Options) ignored(l result.LoadPolicy) error {
 	switch {
-	case l.Mode == ModeConcurrency && o.set("max-concurrency"):
+	case l.Mode == result.ModeConcurrency && o.set("max-concurrency"):
 		return optionErr("max-concurrency", "caps an open loop ({rate}, {sweep-rate} or a trace replay); a closed loop keeps exactly {concurrency} in flight")
-	case l.Mode != ModeRate && o.set("arrival"):
+	case l.Mode != result.ModeRate && o.set("arrival"):
 		return optionErr("arrival", "shapes the arrivals of {rate} or {sweep-rate} only")
-	case l.Mode != ModeRate && o.set("burstiness"):
+	case l.Mode != result.ModeRate && o.set("burstiness"):
 		return optionErr("burstiness", "shapes the arrivals of {rate} or {sweep-rate} only")
-	case l.Mode == ModeRate && l.Arrival != ArrivalGamma && o.set("burstiness"):
+	case l.Mode == result.ModeRate && l.Arrival != result.ArrivalGamma && o.set("burstiness"):
 		return optionErr("burstiness", "is the gamma shape: it needs {arrival} gamma")
-	case l.Drain == DrainCancel && o.set("drain-timeout"):
+	case l.Drain == result.DrainCancel && o.set("drain-timeout"):
 		return optionErr("drain-timeout", "bounds {drain} wait; {drain} cancel stops requests in flight at once")
 	}
 	return nil

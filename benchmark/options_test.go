@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
@@ -36,23 +37,23 @@ func optionsWorkload(t *testing.T, n int, offsets bool) string {
 func TestOptionsConfig(t *testing.T) {
 	plain, trace := optionsWorkload(t, 3, false), optionsWorkload(t, 3, true)
 	base := func(wl string, set ...string) Options {
-		return Options{URL: "http://h:1/", Workload: wl, Engine: "auto", Arrival: ArrivalPoisson, Burstiness: 1,
-			Drain: DrainWait, Concurrency: 4, Rate: 2.5, SweepConcurrency: "1, 2,8", SweepRate: "0.5,1",
+		return Options{URL: "http://h:1/", Workload: wl, Engine: "auto", Arrival: result.ArrivalPoisson, Burstiness: 1,
+			Drain: result.DrainWait, Concurrency: 4, Rate: 2.5, SweepConcurrency: "1, 2,8", SweepRate: "0.5,1",
 			Set: func(n string) bool { return slices.Contains(set, n) }}
 	}
 	tests := []struct {
 		name   string
 		o      Options
 		option string // the option the error names; "-" for a combination; "" for no error
-		mode   Mode
+		mode   result.Mode
 		sweep  []float64
 	}{
-		{"closed loop", base(plain, "concurrency"), "", ModeConcurrency, nil},
+		{"closed loop", base(plain, "concurrency"), "", result.ModeConcurrency, nil},
 		{"open loop", base(plain, "rate", "arrival", "burstiness"), "burstiness", "", nil},
-		{"gamma", func() Options { o := base(plain, "rate", "burstiness"); o.Arrival = ArrivalGamma; return o }(), "", ModeRate, nil},
-		{"sweep concurrency", base(plain, "sweep-concurrency"), "", ModeConcurrency, []float64{1, 2, 8}},
-		{"sweep rate", base(plain, "sweep-rate"), "", ModeRate, []float64{0.5, 1}},
-		{"trace", base(trace), "", ModeTrace, nil},
+		{"gamma", func() Options { o := base(plain, "rate", "burstiness"); o.Arrival = result.ArrivalGamma; return o }(), "", result.ModeRate, nil},
+		{"sweep concurrency", base(plain, "sweep-concurrency"), "", result.ModeConcurrency, []float64{1, 2, 8}},
+		{"sweep rate", base(plain, "sweep-rate"), "", result.ModeRate, []float64{0.5, 1}},
+		{"trace", base(trace), "", result.ModeTrace, nil},
 		{"no load", base(plain), "-", "", nil},
 		{"two loads", base(plain, "rate", "concurrency"), "-", "", nil},
 		{"sweep rate of a trace", base(trace, "sweep-rate"), "sweep-rate", "", nil},
@@ -60,7 +61,7 @@ func TestOptionsConfig(t *testing.T) {
 		{"arrival on a closed loop", base(plain, "concurrency", "arrival"), "arrival", "", nil},
 		{"drain timeout with cancel", func() Options {
 			o := base(plain, "rate", "drain-timeout")
-			o.Drain = DrainCancel
+			o.Drain = result.DrainCancel
 			return o
 		}(), "drain-timeout", "", nil},
 		{"bad sweep value", func() Options {
@@ -95,7 +96,7 @@ func TestOptionsConfig(t *testing.T) {
 			if cfg.Metrics.URL != "http://h:1/metrics" {
 				t.Errorf("metrics URL %q", cfg.Metrics.URL)
 			}
-			if tc.mode != ModeRate && (cfg.Load.Arrival != "" || cfg.Load.Burstiness != 0) {
+			if tc.mode != result.ModeRate && (cfg.Load.Arrival != "" || cfg.Load.Burstiness != 0) {
 				t.Errorf("arrival settings kept for %s: %+v", tc.mode, cfg.Load)
 			}
 		})

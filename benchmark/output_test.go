@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 func TestRunRecordedAndWriteResult(t *testing.T) {
@@ -17,7 +19,7 @@ func TestRunRecordedAndWriteResult(t *testing.T) {
 	defer c.Close()
 	dir := t.TempDir()
 	cfg := Config{Client: c, Engine: "vllm", Model: "m", Workload: testWorkload(5, 3, true),
-		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 2}}
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2}}
 	records := filepath.Join(dir, "r.jsonl")
 	res, err := RunRecorded(context.Background(), cfg, records)
 	if err != nil || res == nil {
@@ -30,20 +32,20 @@ func TestRunRecordedAndWriteResult(t *testing.T) {
 	defer f.Close()
 	n := 0
 	for sc := bufio.NewScanner(f); sc.Scan(); n++ {
-		var r Record
+		var r result.Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("record %d: %v", n, err)
 		}
 		// Every line is tied to its result: run id and workload.
-		if r.RunID != res.RunID || r.WorkloadSHA256 != "abc" || !strings.HasPrefix(sc.Text(), `{"schema":"`+RecordSchema+`","run_id":"`+res.RunID+`"`) {
+		if r.RunID != res.RunID || r.WorkloadSHA256 != "abc" || !strings.HasPrefix(sc.Text(), `{"schema":"`+result.RecordSchema+`","run_id":"`+res.RunID+`"`) {
 			t.Errorf("record %d of run %s: %s", n, res.RunID, sc.Text())
 		}
 	}
 	if n != 5 {
 		t.Errorf("%d records, want 5", n)
 	}
-	if len(res.RunID) != RunIDLen || strings.Trim(res.RunID, "0123456789abcdef") != "" {
-		t.Errorf("run id %q, want %d hex digits", res.RunID, RunIDLen)
+	if len(res.RunID) != result.RunIDLen || strings.Trim(res.RunID, "0123456789abcdef") != "" {
+		t.Errorf("run id %q, want %d hex digits", res.RunID, result.RunIDLen)
 	}
 	if again, err := Run(context.Background(), cfg); err != nil || again.RunID == res.RunID {
 		t.Errorf("a second run has run id %q (the first %q): %v", again.RunID, res.RunID, err)
@@ -61,10 +63,10 @@ func TestRunRecordedAndWriteResult(t *testing.T) {
 	}
 	var stdout bytes.Buffer
 	out := filepath.Join(dir, "res.json")
-	if err := WriteResult("-", &stdout, res); err != nil {
+	if err := result.WriteResult("-", &stdout, res); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteResult(out, nil, res); err != nil {
+	if err := result.WriteResult(out, nil, res); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(out); !bytes.Equal(b, stdout.Bytes()) || !json.Valid(b) {

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"sync/atomic"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // The retry rule: a request that provably never reached the server is
@@ -32,13 +34,13 @@ func (a *attempt) trace(ctx context.Context) context.Context {
 // neverReached reports whether the failed send err may be retried.
 func (a *attempt) neverReached(ctx context.Context, err error) bool {
 	return err != nil && ctx.Err() == nil && a.reused.Load() && !a.gotByte.Load() &&
-		failureClass(ctx, err).class == ClassConnection
+		failureClass(ctx, err).class == result.ClassConnection
 }
 
 // roundTrip sends req (the request of p) and applies the retry rule:
 // when the send never reached the server, p is sent again on a
 // connection of its own and rec is marked retried.
-func (c *Client) roundTrip(ctx context.Context, req *http.Request, p *Prepared, rec *Record) (*http.Response, error) {
+func (c *Client) roundTrip(ctx context.Context, req *http.Request, p *Prepared, rec *result.Record) (*http.Response, error) {
 	var a attempt
 	resp, err := c.hc.Do(req.WithContext(a.trace(req.Context())))
 	if !a.neverReached(ctx, err) {

@@ -9,19 +9,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
-func runCfg(t *testing.T, f *fake, load LoadPolicy, n, out int) (*Result, []Record) {
+func runCfg(t *testing.T, f *fake, load result.LoadPolicy, n, out int) (*result.Result, []result.Record) {
 	t.Helper()
 	s := f.server(t)
 	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 16})
 	t.Cleanup(c.Close)
 	var mu sync.Mutex
-	var recs []Record
+	var recs []result.Record
 	res, err := Run(context.Background(), Config{
 		Client: c, Engine: "vllm", Model: "m", Workload: testWorkload(n, out, true), Load: load,
-		OnRecord: func(r *Record) error { mu.Lock(); recs = append(recs, *r); mu.Unlock(); return nil },
+		OnRecord: func(r *result.Record) error { mu.Lock(); recs = append(recs, *r); mu.Unlock(); return nil },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +32,7 @@ func runCfg(t *testing.T, f *fake, load LoadPolicy, n, out int) (*Result, []Reco
 
 func TestRunClosedLoop(t *testing.T) {
 	f := &fake{delay: time.Millisecond}
-	res, recs := runCfg(t, f, LoadPolicy{Mode: ModeConcurrency, Concurrency: 4, Warmup: 3, ResetPrefixCache: true}, 20, 5)
+	res, recs := runCfg(t, f, result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 4, Warmup: 3, ResetPrefixCache: true}, 20, 5)
 	s := res.Summary
 	if s.RequestsOK != 20 || s.OutputTokens != 100 || s.InputTokens != 100 || len(recs) != 20 {
 		t.Fatalf("summary %+v, %d records", s, len(recs))
@@ -65,7 +66,7 @@ func TestRunOpenLoopCap(t *testing.T) {
 	// 20 req/s constant, but each request takes ≥ 100 ms and only one may
 	// be in flight: most requests wait for the cap, and the lag shows it.
 	f := &fake{delay: 50 * time.Millisecond}
-	res, recs := runCfg(t, f, LoadPolicy{Mode: ModeRate, Rate: 20, Arrival: ArrivalConstant, MaxConcurrency: 1}, 5, 2)
+	res, recs := runCfg(t, f, result.LoadPolicy{Mode: result.ModeRate, Rate: 20, Arrival: result.ArrivalConstant, MaxConcurrency: 1}, 5, 2)
 	s := res.Summary
 	if s.RequestsOK != 5 || s.CapDelayed < 3 || s.SendLag.Max < 150 || s.Concurrency.Max != 1 {
 		t.Fatalf("ok %d cap %d lag %+v conc %+v", s.RequestsOK, s.CapDelayed, s.SendLag, s.Concurrency)
@@ -79,7 +80,7 @@ func TestRunOpenLoopCap(t *testing.T) {
 
 func TestRunDurationAndCancelDrain(t *testing.T) {
 	f := &fake{delay: 20 * time.Millisecond}
-	res, _ := runCfg(t, f, LoadPolicy{Mode: ModeRate, Rate: 50, Arrival: ArrivalConstant, DurationS: 0.1, Drain: DrainCancel}, 50, 20)
+	res, _ := runCfg(t, f, result.LoadPolicy{Mode: result.ModeRate, Rate: 50, Arrival: result.ArrivalConstant, DurationS: 0.1, Drain: result.DrainCancel}, 50, 20)
 	s := res.Summary
 	if s.RequestsNotSent < 40 || s.RequestsCancelled == 0 || s.CompletionTimeS != nil {
 		t.Fatalf("not sent %d cancelled %d completion %v", s.RequestsNotSent, s.RequestsCancelled, s.CompletionTimeS)
@@ -94,7 +95,7 @@ func TestRunDurationSteadyWindow(t *testing.T) {
 	// the last sends happen near 0.2 s, but the two slots stayed busy
 	// until the deadline, which is where the steady state ends.
 	f := &fake{delay: 20 * time.Millisecond}
-	res, _ := runCfg(t, f, LoadPolicy{Mode: ModeConcurrency, Concurrency: 2, DurationS: 0.3, Drain: DrainWait}, 20, 10)
+	res, _ := runCfg(t, f, result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2, DurationS: 0.3, Drain: result.DrainWait}, 20, 10)
 	st := res.Phases.Steady
 	if st.EndS < 0.3 || res.Phases.Drain.StartS != st.EndS || res.Summary.RequestsNotSent == 0 {
 		t.Fatalf("steady %+v drain %+v not sent %d", st, res.Phases.Drain, res.Summary.RequestsNotSent)
@@ -106,7 +107,7 @@ func TestRunDurationSteadyWindow(t *testing.T) {
 
 func TestRunDrainTimeout(t *testing.T) {
 	f := &fake{delay: 30 * time.Millisecond}
-	res, _ := runCfg(t, f, LoadPolicy{Mode: ModeConcurrency, Concurrency: 2, Drain: DrainWait, DrainTimeoutS: 0.05}, 2, 50)
+	res, _ := runCfg(t, f, result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2, Drain: result.DrainWait, DrainTimeoutS: 0.05}, 2, 50)
 	if res.Summary.RequestsCancelled != 2 {
 		t.Fatalf("%+v", res.Summary)
 	}
@@ -120,7 +121,7 @@ func TestRunInterrupt(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
 	res, err := Run(ctx, Config{Client: c, Engine: "vllm", Model: "m", Workload: testWorkload(100, 5, false),
-		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 2}})
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,8 +137,8 @@ func TestRunSweep(t *testing.T) {
 	defer c.Close()
 	var steps []int
 	res, err := Run(context.Background(), Config{Client: c, Engine: "vllm", Model: "m", Workload: testWorkload(8, 3, false),
-		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 1}, SweepKind: ModeConcurrency, SweepValues: []float64{1, 4},
-		SaturationThreshold: 0.05, OnRecord: func(r *Record) error { steps = append(steps, r.Step); return nil }})
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 1}, SweepKind: result.ModeConcurrency, SweepValues: []float64{1, 4},
+		SaturationThreshold: 0.05, OnRecord: func(r *result.Record) error { steps = append(steps, r.Step); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,12 +163,12 @@ func TestRunSweep(t *testing.T) {
 }
 
 func TestLoadValidate(t *testing.T) {
-	for _, l := range []LoadPolicy{
-		{Mode: ModeConcurrency},
-		{Mode: ModeRate},
-		{Mode: ModeRate, Rate: 1, Arrival: "burst"},
-		{Mode: ModeRate, Rate: 1, Arrival: ArrivalGamma},
-		{Mode: ModeConcurrency, Concurrency: 1, Drain: "never"},
+	for _, l := range []result.LoadPolicy{
+		{Mode: result.ModeConcurrency},
+		{Mode: result.ModeRate},
+		{Mode: result.ModeRate, Rate: 1, Arrival: "burst"},
+		{Mode: result.ModeRate, Rate: 1, Arrival: result.ArrivalGamma},
+		{Mode: result.ModeConcurrency, Concurrency: 1, Drain: "never"},
 		{Mode: "x"},
 	} {
 		if err := l.Validate(); err == nil {
@@ -190,7 +191,7 @@ func TestWarmupIsNotTheMeasuredRequests(t *testing.T) {
 		{ID: "c", Messages: []workload.Message{{Role: "user", Content: "one two three"}}, MaxTokens: 3},
 	}}
 	_, err := Run(context.Background(), Config{Client: c, Engine: "vllm", Model: "m", Workload: w,
-		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 1, Warmup: 3}})
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 1, Warmup: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // secretKey is the API key the hostile server echoes; every window of
@@ -65,7 +67,7 @@ func TestKeyAtEveryOffset(t *testing.T) {
 			p, _ := Prepare(&r, "m", "vllm", func(string) {})
 			for off := 0; off <= f.max; off++ {
 				pad = strings.Repeat("x", off)
-				var rec Record
+				var rec result.Record
 				c.Do(context.Background(), NewClock(), &p, &rec, nil)
 				if rec.OK || rec.Error == "" {
 					t.Fatalf("offset %d: the request did not fail: %+v", off, rec)

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
@@ -95,7 +96,7 @@ func withMessages(body []byte, msgs []workload.Message) []byte {
 
 // runSessions sends the step's requests as sessions: a closed loop when
 // offsets is nil, else each session starts at its first turn's offset.
-func (s *step) runSessions(offsets []float64, l LoadPolicy) {
+func (s *step) runSessions(offsets []float64, l result.LoadPolicy) {
 	s.reqs = slices.Clone(s.reqs) // bodies are rewritten per step
 	for i := range s.reqs {
 		s.reqs[i].Capture = s.reqs[i].Capture || s.reqs[i].Req.Session != ""
@@ -150,11 +151,11 @@ func (s *step) sessionWorkers(units [][]int, conc int, done func(int)) {
 // sessionStarts is each unit's start offset (seconds): its first turn's
 // own arrival_offset_s, else in rate mode the unit's place in the arrival
 // process (so --request-rate is the rate at which sessions start).
-func sessionStarts(reqs []Prepared, units [][]int, offsets []float64, mode Mode) []float64 {
+func sessionStarts(reqs []Prepared, units [][]int, offsets []float64, mode result.Mode) []float64 {
 	starts := make([]float64, len(units))
 	for k, u := range units {
 		starts[k] = offsets[u[0]]
-		if mode == ModeRate && reqs[u[0]].Req.ArrivalOffsetS == nil {
+		if mode == result.ModeRate && reqs[u[0]].Req.ArrivalOffsetS == nil {
 			starts[k] = offsets[k]
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
@@ -31,9 +32,9 @@ func sessionWorkload(n, turns, out int) *workload.Workload {
 // TestSessionsCarryTheConversation: turn k is sent after turn k-1's
 // answer, with every earlier message and the server's actual answers.
 func TestSessionsCarryTheConversation(t *testing.T) {
-	for _, load := range []LoadPolicy{
-		{Mode: ModeConcurrency, Concurrency: 2, Warmup: 2},
-		{Mode: ModeRate, Rate: 50, Arrival: "poisson", MaxConcurrency: 2},
+	for _, load := range []result.LoadPolicy{
+		{Mode: result.ModeConcurrency, Concurrency: 2, Warmup: 2},
+		{Mode: result.ModeRate, Rate: 50, Arrival: "poisson", MaxConcurrency: 2},
 	} {
 		f := &fake{delay: time.Millisecond}
 		s := f.server(t)

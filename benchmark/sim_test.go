@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/servesim"
 )
 
@@ -22,10 +23,10 @@ func TestRunAgainstServeSim(t *testing.T) {
 		w.Requests[i].PromptTokens = []int{1, 2, 3, i + 4}
 		w.Requests[i].InputLen = 4
 	}
-	var recs []Record
+	var recs []result.Record
 	res, err := Run(context.Background(), Config{Client: c, Engine: "vllm", Model: "sim-model", Workload: w,
-		Load:     LoadPolicy{Mode: ModeConcurrency, Concurrency: 8},
-		OnRecord: func(r *Record) error { recs = append(recs, *r); return nil }})
+		Load:     result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 8},
+		OnRecord: func(r *result.Record) error { recs = append(recs, *r); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestRunAgainstServeSim(t *testing.T) {
 	}
 	for class := range s2.FailedByClass {
 		switch class {
-		case "http_500", ClassServerError, ClassConnection:
+		case "http_500", result.ClassServerError, result.ClassConnection:
 		default:
 			t.Errorf("unexpected failure class %s", class)
 		}

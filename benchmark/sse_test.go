@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 func parseAll(chunks ...[]byte) (events []string, foreign int) {
@@ -74,7 +76,7 @@ func FuzzSSE(f *testing.F) {
 			t.Fatalf("split at %d: %q vs %q", i, whole, split)
 		}
 		// Events go through the chunk decoder too: it must never panic.
-		rec := &Record{}
+		rec := &result.Record{}
 		s := &stream{rec: rec}
 		for _, e := range whole {
 			_ = s.event([]byte(e))
@@ -112,7 +114,7 @@ func TestSSEBoundsEventSize(t *testing.T) {
 			}
 		}
 	})
-	if rec := doOne(t, url, completionReq(3), "vllm", 0); rec.OK || rec.ErrorClass != ClassBadResponse {
+	if rec := doOne(t, url, completionReq(3), "vllm", 0); rec.OK || rec.ErrorClass != result.ClassBadResponse {
 		t.Fatalf("record %+v", rec.ErrorClass)
 	}
 }

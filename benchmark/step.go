@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/interrupt"
 )
 
@@ -19,7 +20,7 @@ type step struct {
 	c          *Client
 	clk        Clock
 	reqs       []Prepared
-	recs       []Record
+	recs       []result.Record
 	caps       []capture // what each request sent and got back, when it asks
 	sent       []bool
 	index      int
@@ -27,7 +28,7 @@ type step struct {
 	reqCtx     context.Context
 	cancelReqs context.CancelCauseFunc
 	wg         sync.WaitGroup
-	onRecord   func(*Record, *capture)
+	onRecord   func(*result.Record, *capture)
 	prog       *Progress
 	until      <-chan struct{} // closed: stop sending (Config.SendUntil)
 }
@@ -61,9 +62,9 @@ func (c *Config) hooks(si int) stepHooks {
 // open-loop schedule, nil for a closed loop. index is the records' step
 // index. t=0 is the step's start, which is also the first scheduled send.
 // A measured step passes its hooks (at most one).
-func runStep(ctx context.Context, c *Client, reqs []Prepared, offsets []float64, l LoadPolicy, index int,
-	onRecord func(*Record, *capture), prog *Progress, hooks ...stepHooks) stepOut {
-	s := &step{ctx: ctx, c: c, clk: NewClock(), reqs: reqs, recs: make([]Record, len(reqs)), caps: make([]capture, len(reqs)), sent: make([]bool, len(reqs)),
+func runStep(ctx context.Context, c *Client, reqs []Prepared, offsets []float64, l result.LoadPolicy, index int,
+	onRecord func(*result.Record, *capture), prog *Progress, hooks ...stepHooks) stepOut {
+	s := &step{ctx: ctx, c: c, clk: NewClock(), reqs: reqs, recs: make([]result.Record, len(reqs)), caps: make([]capture, len(reqs)), sent: make([]bool, len(reqs)),
 		index: index, deadline: durSeconds(l.DurationS), onRecord: onRecord, prog: prog}
 	for _, h := range hooks {
 		s.until = h.until
@@ -131,7 +132,7 @@ func (s *step) exec(i int, sched time.Duration, capDelayed bool, onSend func()) 
 		onSend() // idempotent; covers a request that failed before sending
 	}
 	rec.SentS = seconds(sent)
-	rec.SentAt, rec.DoneAt = WallAt(s.clk.Start, sent, rec.DoneMs)
+	rec.SentAt, rec.DoneAt = result.WallAt(s.clk.Start, sent, rec.DoneMs)
 	if p := s.prog; p != nil {
 		p.Done.Add(1)
 		if rec.OK {
@@ -264,12 +265,12 @@ func (s *step) acquire(sem chan struct{}) (capDelayed, ok bool) {
 
 // drain waits for the requests in flight under the drain rule and reports
 // whether the run was interrupted and whether requests were cancelled.
-func (s *step) drain(l LoadPolicy) (interrupted, cut bool) {
+func (s *step) drain(l result.LoadPolicy) (interrupted, cut bool) {
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
 	defer func() { <-done }()
 	interrupted = s.ctx.Err() != nil
-	if l.Drain == DrainCancel {
+	if l.Drain == result.DrainCancel {
 		select {
 		case <-done:
 			return interrupted, false

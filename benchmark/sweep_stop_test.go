@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // TestInterruptedSweepStepIsMarked: the step an interrupt cuts short is
@@ -14,8 +16,8 @@ func TestInterruptedSweepStepIsMarked(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cfg := Config{URL: s.URL, Engine: "vllm", Model: "m", Workload: testWorkload(40, 4, true),
-		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 1, Drain: DrainCancel}, SweepKind: ModeConcurrency, SweepValues: []float64{1, 2, 4}}
-	cfg.OnRecord = func(r *Record) error {
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 1, Drain: result.DrainCancel}, SweepKind: result.ModeConcurrency, SweepValues: []float64{1, 2, 4}}
+	cfg.OnRecord = func(r *result.Record) error {
 		if r.Step == 1 {
 			cancel() // the second step is interrupted after its first request
 		}

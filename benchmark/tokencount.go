@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/tokenizer"
 )
@@ -15,38 +16,9 @@ import (
 // warns.
 const TokenDisagreePct = 1.0
 
-// TokenCheck compares the server's usage counts with the client's counts
-// under the benchmark's tokenizer (Config.Tokenizer), over successful
-// requests whose server reported usage.
-//
-// The prompt comparison covers completions-endpoint requests (text and
-// token-id prompts) only: for chat the server counts its chat template's
-// tokens too, so chat prompts are counted (ClientChatPromptTokens) but not
-// compared. Servers add a BOS to prompts and count a final EOS in the
-// completion, so up to one extra server token per request is allowed
-// before the difference counts: DiffPct is (server − client − allowance)
-// / client × 100, where allowance is the part of server − client in
-// [0, requests].
-type TokenCheck struct {
-	Tokenizer     string `json:"tokenizer"`
-	TokenizerHash string `json:"tokenizer_hash"`
-	Requests      int    `json:"requests"`
-
-	PromptRequests     int     `json:"prompt_requests"`
-	ServerPromptTokens int64   `json:"server_prompt_tokens"`
-	ClientPromptTokens int64   `json:"client_prompt_tokens"`
-	PromptDiffPct      float64 `json:"prompt_diff_pct"`
-
-	ServerCompletionTokens int64   `json:"server_completion_tokens"`
-	ClientCompletionTokens int64   `json:"client_completion_tokens"`
-	CompletionDiffPct      float64 `json:"completion_diff_pct"`
-
-	ClientChatPromptTokens int64 `json:"client_chat_prompt_tokens"`
-}
-
 // clientCounts fills rec's client-side counts from the body it sent and
 // the answer text it received (c), and marks c when the prompt is chat.
-func clientCounts(tok *tokenizer.Tokenizer, rec *Record, c *capture) {
+func clientCounts(tok *tokenizer.Tokenizer, rec *result.Record, c *capture) {
 	if tok == nil || !rec.OK || c.body == nil {
 		return
 	}
@@ -74,11 +46,11 @@ func clientCounts(tok *tokenizer.Tokenizer, rec *Record, c *capture) {
 }
 
 // tokenCheck sums a step's records, whose captures are caps.
-func tokenCheck(tok *tokenizer.Tokenizer, recs []Record, caps []capture) *TokenCheck {
+func tokenCheck(tok *tokenizer.Tokenizer, recs []result.Record, caps []capture) *result.TokenCheck {
 	if tok == nil {
 		return nil
 	}
-	tc := &TokenCheck{Tokenizer: filepath.Base(tok.Path()), TokenizerHash: tok.Hash()}
+	tc := &result.TokenCheck{Tokenizer: filepath.Base(tok.Path()), TokenizerHash: tok.Hash()}
 	for i := range recs {
 		r := &recs[i]
 		if !r.OK || !r.UsageReported || caps[i].body == nil {
@@ -115,7 +87,7 @@ func diffPct(server, client int64, n int) float64 {
 
 // tokenWarnings adds a warning per count that disagrees by more than
 // TokenDisagreePct.
-func tokenWarnings(w *warnings, tc *TokenCheck) {
+func tokenWarnings(w *warnings, tc *result.TokenCheck) {
 	if tc == nil {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/tokenizer"
 )
@@ -49,10 +50,10 @@ func TestTokenCheck(t *testing.T) {
 	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 4})
 	t.Cleanup(c.Close)
 	var mu sync.Mutex
-	var recs []Record
+	var recs []result.Record
 	res, err := Run(context.Background(), Config{Client: c, Engine: "vllm", Model: "m", Workload: w, Tokenizer: tok,
-		Load:     LoadPolicy{Mode: ModeConcurrency, Concurrency: 2},
-		OnRecord: func(r *Record) error { mu.Lock(); recs = append(recs, *r); mu.Unlock(); return nil }})
+		Load:     result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2},
+		OnRecord: func(r *result.Record) error { mu.Lock(); recs = append(recs, *r); mu.Unlock(); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}

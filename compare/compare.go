@@ -30,20 +30,20 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/check/checkreport"
 )
 
 // Run is one benchmark result file.
 type Run struct {
 	Path   string
-	Result *benchmark.Result
+	Result *result.Result
 }
 
 // Records is one records.jsonl file.
 type Records struct {
 	Path    string
-	Records []benchmark.Record
+	Records []result.Record
 }
 
 // Input is everything a comparison reads. A and B need at least one run each.
@@ -64,7 +64,7 @@ type Input struct {
 	Seed        uint64  // bootstrap seed; 0 means 1
 	// SLO, when set, is held to both sides: goodput and attainment rows,
 	// and each sweep's capacity (slo.go). Nil: the SLO the results carry.
-	SLO benchmark.SLO
+	SLO result.SLO
 }
 
 // Report is the whole comparison.

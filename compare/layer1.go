@@ -10,8 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/benchmark/servermetrics"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/internal/stats"
 )
@@ -144,7 +143,7 @@ func intentional(field string, decl []string) bool {
 }
 
 // flatten turns the comparable part of a result into field → value.
-func flatten(res *benchmark.Result) map[string]string {
+func flatten(res *result.Result) map[string]string {
 	out := map[string]string{}
 	add := func(prefix string, v any) {
 		b, _ := json.Marshal(v)
@@ -315,25 +314,25 @@ func (r *Report) phase(runsA, runsB []Run) {
 // latencyKinds are the latency distributions of benchmark.Summary.
 var latencyKinds = []struct {
 	name string
-	dist func(*benchmark.Summary) *benchmark.Dist
+	dist func(*result.Summary) *result.Dist
 }{
-	{"ttft_ms", func(s *benchmark.Summary) *benchmark.Dist { return &s.TTFT }},
-	{"tpot_ms", func(s *benchmark.Summary) *benchmark.Dist { return &s.TPOT }},
-	{"itl_ms", func(s *benchmark.Summary) *benchmark.Dist { return &s.ITL }},
-	{"itl_per_token_ms", func(s *benchmark.Summary) *benchmark.Dist { return &s.ITLPerToken }},
-	{"e2e_ms", func(s *benchmark.Summary) *benchmark.Dist { return &s.E2E }},
+	{"ttft_ms", func(s *result.Summary) *result.Dist { return &s.TTFT }},
+	{"tpot_ms", func(s *result.Summary) *result.Dist { return &s.TPOT }},
+	{"itl_ms", func(s *result.Summary) *result.Dist { return &s.ITL }},
+	{"itl_per_token_ms", func(s *result.Summary) *result.Dist { return &s.ITLPerToken }},
+	{"e2e_ms", func(s *result.Summary) *result.Dist { return &s.E2E }},
 }
 
 var latencyStats = []struct {
 	name string
 	stat stats.Stat
-	get  func(*benchmark.Dist) float64
+	get  func(*result.Dist) float64
 }{
-	{"mean", stats.Mean, func(d *benchmark.Dist) float64 { return d.Mean }},
-	{"p50", 0.50, func(d *benchmark.Dist) float64 { return d.P50 }},
-	{"p90", 0.90, func(d *benchmark.Dist) float64 { return d.P90 }},
-	{"p95", 0.95, func(d *benchmark.Dist) float64 { return d.P95 }},
-	{"p99", 0.99, func(d *benchmark.Dist) float64 { return d.P99 }},
+	{"mean", stats.Mean, func(d *result.Dist) float64 { return d.Mean }},
+	{"p50", 0.50, func(d *result.Dist) float64 { return d.P50 }},
+	{"p90", 0.90, func(d *result.Dist) float64 { return d.P90 }},
+	{"p95", 0.95, func(d *result.Dist) float64 { return d.P95 }},
+	{"p99", 0.99, func(d *result.Dist) float64 { return d.P99 }},
 }
 
 func deltaPct(a, b float64) *float64 {
@@ -385,23 +384,23 @@ func means(cs [][]float64) []float64 {
 var throughputMetrics = []struct {
 	name, unit  string
 	lowerBetter bool
-	get         func(*benchmark.Result) float64
-	ok          func(*benchmark.Result) bool
+	get         func(*result.Result) float64
+	ok          func(*result.Result) bool
 }{
-	{"output_throughput", "tok/s", false, func(r *benchmark.Result) float64 { return r.Summary.OutputThroughput }, nil},
-	{"input_throughput", "tok/s", false, func(r *benchmark.Result) float64 { return r.Summary.InputThroughput }, nil},
-	{"request_throughput", "req/s", false, func(r *benchmark.Result) float64 { return r.Summary.RequestThroughput }, nil},
-	{"steady_output_throughput", "tok/s", false, func(r *benchmark.Result) float64 { return r.Phases.Steady.OutputThroughput },
-		func(r *benchmark.Result) bool { return r.Phases.Steady.DurationS > 0 }},
-	{"steady_request_throughput", "req/s", false, func(r *benchmark.Result) float64 { return r.Phases.Steady.RequestThroughput },
-		func(r *benchmark.Result) bool { return r.Phases.Steady.DurationS > 0 }},
-	{"completion_time_s", "s", true, func(r *benchmark.Result) float64 { return *r.Summary.CompletionTimeS },
+	{"output_throughput", "tok/s", false, func(r *result.Result) float64 { return r.Summary.OutputThroughput }, nil},
+	{"input_throughput", "tok/s", false, func(r *result.Result) float64 { return r.Summary.InputThroughput }, nil},
+	{"request_throughput", "req/s", false, func(r *result.Result) float64 { return r.Summary.RequestThroughput }, nil},
+	{"steady_output_throughput", "tok/s", false, func(r *result.Result) float64 { return r.Phases.Steady.OutputThroughput },
+		func(r *result.Result) bool { return r.Phases.Steady.DurationS > 0 }},
+	{"steady_request_throughput", "req/s", false, func(r *result.Result) float64 { return r.Phases.Steady.RequestThroughput },
+		func(r *result.Result) bool { return r.Phases.Steady.DurationS > 0 }},
+	{"completion_time_s", "s", true, func(r *result.Result) float64 { return *r.Summary.CompletionTimeS },
 		// A run with no successful request completed nothing.
-		func(r *benchmark.Result) bool { return r.Summary.CompletionTimeS != nil && r.Summary.RequestsOK > 0 }},
+		func(r *result.Result) bool { return r.Summary.CompletionTimeS != nil && r.Summary.RequestsOK > 0 }},
 }
 
 func (r *Report) counts(runsA, runsB []Run) {
-	sum := func(runs []Run, get func(*benchmark.Summary) float64) float64 {
+	sum := func(runs []Run, get func(*result.Summary) float64) float64 {
 		var t float64
 		for _, run := range runs {
 			t += get(&run.Result.Summary)
@@ -410,20 +409,20 @@ func (r *Report) counts(runsA, runsB []Run) {
 	}
 	for _, c := range []struct {
 		name string
-		get  func(*benchmark.Summary) float64
+		get  func(*result.Summary) float64
 	}{
-		{"runs", func(*benchmark.Summary) float64 { return 1 }},
-		{"requests_ok", func(s *benchmark.Summary) float64 { return float64(s.RequestsOK) }},
-		{"requests_failed", func(s *benchmark.Summary) float64 { return float64(s.RequestsFailed) }},
-		{"requests_cancelled", func(s *benchmark.Summary) float64 { return float64(s.RequestsCancelled) }},
-		{"input_tokens", func(s *benchmark.Summary) float64 { return float64(s.InputTokens) }},
-		{"output_tokens", func(s *benchmark.Summary) float64 { return float64(s.OutputTokens) }},
-		{"duration_s", func(s *benchmark.Summary) float64 { return s.DurationS }},
+		{"runs", func(*result.Summary) float64 { return 1 }},
+		{"requests_ok", func(s *result.Summary) float64 { return float64(s.RequestsOK) }},
+		{"requests_failed", func(s *result.Summary) float64 { return float64(s.RequestsFailed) }},
+		{"requests_cancelled", func(s *result.Summary) float64 { return float64(s.RequestsCancelled) }},
+		{"input_tokens", func(s *result.Summary) float64 { return float64(s.InputTokens) }},
+		{"output_tokens", func(s *result.Summary) float64 { return float64(s.OutputTokens) }},
+		{"duration_s", func(s *result.Summary) float64 { return s.DurationS }},
 	} {
 		r.Counts = append(r.Counts, Count{Name: c.name, A: sum(runsA, c.get), B: sum(runsB, c.get)})
 	}
-	fa, fb := sum(runsA, func(s *benchmark.Summary) float64 { return float64(s.RequestsFailed) }),
-		sum(runsB, func(s *benchmark.Summary) float64 { return float64(s.RequestsFailed) })
+	fa, fb := sum(runsA, func(s *result.Summary) float64 { return float64(s.RequestsFailed) }),
+		sum(runsB, func(s *result.Summary) float64 { return float64(s.RequestsFailed) })
 	if fa > 0 || fb > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("failed requests: A %g, B %g; latency figures use successful requests only", fa, fb))
 	}
@@ -459,7 +458,7 @@ func pooled(files []Records) (map[string][][]float64, []string) {
 // recorded; TPOT as (E2E−TTFT)/(completion_tokens−1) when more than one
 // token arrived; ITL as the gaps between consecutive content chunks; ITL
 // per token as each gap plus k−1 zeros for every k-token chunk.
-func addRecord(out map[string][][]float64, rec *benchmark.Record) {
+func addRecord(out map[string][][]float64, rec *result.Record) {
 	out["e2e_ms"] = append(out["e2e_ms"], []float64{rec.E2EMs})
 	if len(rec.ChunkTimesMs) == 0 {
 		return
@@ -517,7 +516,7 @@ func (r *Report) serverMetrics(runsA, runsB []Run) {
 				// before this run; its per-run figure is the increase, and
 				// its peak the largest increase of one run.
 				peak, level := m.Peak, m.Mean
-				if m.Kind == servermetrics.Counter {
+				if m.Kind == result.Counter {
 					peak, level = m.Increase, m.Increase
 				}
 				if peak != nil && (a.peak == nil || *peak > *a.peak) {

@@ -8,7 +8,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/classify"
 	"github.com/servecmp/servecmp/internal/atomicfile"
@@ -99,12 +99,12 @@ func LoadRun(path string) (Run, error) {
 
 // parseRun parses and checks the result file data read from path.
 func parseRun(path string, data []byte) (Run, error) {
-	var res benchmark.Result
+	var res result.Result
 	if err := json.Unmarshal(data, &res); err != nil {
 		return Run{}, fmt.Errorf("%s: not a benchmark result: %v", path, err)
 	}
-	if !benchmark.KnownSchema(res.Schema) {
-		return Run{}, fmt.Errorf("%s: schema %q, want %q or %q (a servecmp benchmark --out file)", path, res.Schema, benchmark.Schema, benchmark.PreviousSchema)
+	if !result.KnownSchema(res.Schema) {
+		return Run{}, fmt.Errorf("%s: schema %q, want %q or %q (a servecmp benchmark --out file)", path, res.Schema, result.Schema, result.PreviousSchema)
 	}
 	if err := checkResultJSON(path, data, &res); err != nil {
 		return Run{}, err
@@ -125,7 +125,7 @@ func LoadRecords(path string) (Records, error) {
 
 // parseRecords reads and checks the records read from path.
 func parseRecords(path string, f io.Reader) (Records, error) {
-	recs, err := benchmark.ReadRecords(f)
+	recs, err := result.ReadRecords(f)
 	if err != nil {
 		return Records{}, fmt.Errorf("%s: %v", path, err)
 	}

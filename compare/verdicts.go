@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/stats"
 )
 
@@ -239,9 +239,9 @@ func pick[T any](s []T, idx []int) []T {
 func (r *Report) latencyFromSummaries(runsA, runsB []Run, in Input, paired bool) {
 	r.Notes = append(r.Notes, "latency rows compare per-run summary values: records of both sides (--records-a/--records-b) give the per-request hierarchical bootstrap")
 	for ki, k := range latencyKinds {
-		has := func(res *benchmark.Result) bool { return k.dist(&res.Summary).Count > 0 }
+		has := func(res *result.Result) bool { return k.dist(&res.Summary).Count > 0 }
 		for si, ls := range latencyStats {
-			get := func(res *benchmark.Result) float64 { return ls.get(k.dist(&res.Summary)) }
+			get := func(res *result.Result) float64 { return ls.get(k.dist(&res.Summary)) }
 			va, vb := perRunValues(runsA, runsB, get, has, paired)
 			if len(va) == 0 || len(vb) == 0 {
 				continue
@@ -257,7 +257,7 @@ func (r *Report) throughput(runsA, runsB []Run, in Input, paired bool) {
 	for ti, t := range throughputMetrics {
 		ok := t.ok
 		if ok == nil {
-			ok = func(*benchmark.Result) bool { return true }
+			ok = func(*result.Result) bool { return true }
 		}
 		va, vb := perRunValues(runsA, runsB, t.get, ok, paired)
 		if len(va) == 0 || len(vb) == 0 {
@@ -269,7 +269,7 @@ func (r *Report) throughput(runsA, runsB []Run, in Input, paired bool) {
 
 // perRunValues returns the figure get of every run where ok holds; when
 // paired (runs in pair order) only pairs where it holds on both sides.
-func perRunValues(runsA, runsB []Run, get func(*benchmark.Result) float64, ok func(*benchmark.Result) bool, paired bool) (va, vb []float64) {
+func perRunValues(runsA, runsB []Run, get func(*result.Result) float64, ok func(*result.Result) bool, paired bool) (va, vb []float64) {
 	if paired {
 		for i := range runsA {
 			if ok(runsA[i].Result) && ok(runsB[i].Result) {

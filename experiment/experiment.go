@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
@@ -23,7 +23,7 @@ type Experiment struct {
 	Sweep       *Sweep // nil: no sweep
 	Runs        Runs
 	Profile     *Profile // nil: no profile
-	SLO         benchmark.SLO
+	SLO         result.SLO
 	Alpha       float64
 }
 

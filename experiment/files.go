@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/compare"
 )
@@ -40,7 +40,7 @@ type RunOptions struct {
 	// workbook, plots/) to the paths it is given, in the output
 	// directory; Run itself writes report.json. Nil writes report.json
 	// only. slo is the experiment's.
-	Report func(paths ReportPaths, rep *compare.Report, slo benchmark.SLO) error
+	Report func(paths ReportPaths, rep *compare.Report, slo result.SLO) error
 	// Poll is the launcher's gap between readiness probes (0: its default).
 	Poll time.Duration
 }

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
-func mustSLO(t *testing.T, s string) benchmark.SLO {
+func mustSLO(t *testing.T, s string) result.SLO {
 	t.Helper()
-	slo, err := benchmark.ParseSLO(s)
+	slo, err := result.ParseSLO(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestFullGrammar(t *testing.T) {
 // TestContractFieldsAreManifestKeys keeps the grammar's contract fields in
 // step with the manifest that benchmark writes.
 func TestContractFieldsAreManifestKeys(t *testing.T) {
-	keys := benchmark.ManifestKeys()
+	keys := result.ManifestKeys()
 	for _, k := range ContractFields {
 		if !slices.Contains(keys, k) {
 			t.Errorf("contract field %q is not a manifest key", k)

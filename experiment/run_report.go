@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 
 	"github.com/servecmp/servecmp/compare"
 )
@@ -98,7 +98,7 @@ func (r *runner) applySLO(in compare.Input) error {
 		if err != nil {
 			return err
 		}
-		benchmark.ApplySLO(run.Result, recs.Records, r.e.SLO)
+		result.ApplySLO(run.Result, recs.Records, r.e.SLO)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/check/checkreport"
@@ -113,10 +114,10 @@ func (r *runner) bench(ctx context.Context, s Step, dir string) error {
 	if err != nil {
 		return err
 	}
-	var res *benchmark.Result
+	var res *result.Result
 	var runErr error
 	recErr := atomicfile.WriteFunc(filepath.Join(dir, RecordsFile), func(w io.Writer) error {
-		cfg.OnRecord = benchmark.NewRecordWriter(w).Write
+		cfg.OnRecord = result.NewRecordWriter(w).Write
 		res, runErr = benchmark.Run(ctx, cfg)
 		return runErr
 	})
@@ -151,19 +152,19 @@ func (r *runner) benchConfig(s Step) (benchmark.Config, error) {
 	}
 	cfg.Manifest.ClientHost, _ = os.Hostname()
 	for _, a := range eng.ManifestArgs() {
-		k, v, err := benchmark.ParseManifestArg(a)
+		k, v, err := result.ParseManifestArg(a)
 		if err != nil {
 			return cfg, fmt.Errorf("engine %s: %v", s.Side, err)
 		}
-		cfg.Manifest.Fields = append(cfg.Manifest.Fields, benchmark.KV{Key: k, Value: v})
+		cfg.Manifest.Fields = append(cfg.Manifest.Fields, result.KV{Key: k, Value: v})
 	}
 	kind, value, warmup, reset := r.e.Runs.Kind, r.e.Runs.Value, r.e.Runs.Warmup, r.e.Runs.ResetPrefixCache
 	if s.Kind == KindSweep {
 		sw := r.e.Sweep
 		kind, value, warmup, reset = sw.Kind, sw.Values[0], sw.Warmup, sw.ResetPrefixCache
-		cfg.SweepKind, cfg.SweepValues = benchmark.Mode(sw.Kind), sw.Values
+		cfg.SweepKind, cfg.SweepValues = result.Mode(sw.Kind), sw.Values
 	}
-	cfg.Load = benchmark.LoadPolicy{Mode: benchmark.Mode(kind), Warmup: warmup, ResetPrefixCache: reset, RequestTimeoutS: requestTimeoutS}
+	cfg.Load = result.LoadPolicy{Mode: result.Mode(kind), Warmup: warmup, ResetPrefixCache: reset, RequestTimeoutS: requestTimeoutS}
 	if kind == LoadConcurrency {
 		cfg.Load.Concurrency = int(value)
 	} else {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // Defaults of Options.
@@ -77,10 +78,10 @@ func Run(ctx context.Context, cfg benchmark.Config, o Options) (*Result, error) 
 	}
 	w := &window{o: o, api: api, base: cfg.URL, key: cfg.APIKey, release: make(chan struct{}), runDone: make(chan struct{})}
 	before := listDir(o.TraceDir)
-	var recs []benchmark.Record
+	var recs []result.Record
 	var mu sync.Mutex
 	user := cfg.OnRecord
-	cfg.OnRecord = func(r *benchmark.Record) error {
+	cfg.OnRecord = func(r *result.Record) error {
 		mu.Lock()
 		recs = append(recs, *r)
 		mu.Unlock()
@@ -179,7 +180,7 @@ func (w *window) wait(ctx context.Context, t time.Time) bool {
 
 // finish fills the window's work and the trace files, and adds the
 // warnings to the result.
-func (w *window) finish(out *Result, recs []benchmark.Record, before map[string]time.Time) {
+func (w *window) finish(out *Result, recs []result.Record, before map[string]time.Time) {
 	b := out.Profile
 	if b.API == "" { // the measured phase never started
 		b.API = w.api

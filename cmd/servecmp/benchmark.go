@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/output/emit"
 )
@@ -57,13 +58,13 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.SweepRate, "sweep-rate", "", "comma-separated rates (req/s): one full run each")
 	fs.Float64Var(&f.SaturationThreshold, "saturation-threshold", 0.05, "sweep: relative output-throughput gain below which a step counts as saturated")
 	fs.StringVar(&f.MetricsURL, "metrics-url", "", `Prometheus endpoint scraped every 500 ms (default URL/metrics; "none" to skip)`)
-	fs.StringArrayVar(&f.Manifest, "manifest", nil, "manifest field key=value (repeatable; overrides detected values); keys: "+strings.Join(benchmark.ManifestKeys(), ", "))
+	fs.StringArrayVar(&f.Manifest, "manifest", nil, "manifest field key=value (repeatable; overrides detected values); keys: "+strings.Join(result.ManifestKeys(), ", "))
 	fs.StringVar(&f.ManifestFile, "manifest-file", "", "manifest fields as a JSON object or key=value lines")
 	fs.StringVar(&f.Out, "out", "", `result JSON file ("-": stdout, and the text summary goes to stderr)`)
 	fs.StringVar(&f.Records, "records", "", "per-request records (JSON Lines), streamed as requests end and put in place when the run ends")
 	fs.StringVar(&f.SLO, "slo", "", "service-level objective, e.g. ttft_ms:p99<=500,tpot_ms:p99<=50,e2e_ms<=2000: adds goodput, attainment and (sweeps) capacity")
 	fs.StringVar(&f.Progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), on or off")
-	fs.Float64Var(&f.MaxFailedShare, "max-failed-share", benchmark.DefaultMaxFailedShare, "exit 4 when a larger share of the requests failed (0 to 1; 1 never)")
+	fs.Float64Var(&f.MaxFailedShare, "max-failed-share", result.DefaultMaxFailedShare, "exit 4 when a larger share of the requests failed (0 to 1; 1 never)")
 }
 
 // optionError turns the package's option errors into usage errors naming

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/experiment"
 	"github.com/servecmp/servecmp/output/emit"
@@ -28,7 +28,7 @@ func newRunCmd(e *env) *cobra.Command {
 			}
 			self, _ := os.Executable()
 			_, err = experiment.Run(c.Context(), exp, out, experiment.RunOptions{Stderr: e.stderr, Self: self, Force: force,
-				Version: version, Commit: commit, Report: func(p experiment.ReportPaths, rep *compare.Report, slo benchmark.SLO) error {
+				Version: version, Commit: commit, Report: func(p experiment.ReportPaths, rep *compare.Report, slo result.SLO) error {
 					f := emit.Files{XLSX: p.Workbook, HTML: p.HTML, Plots: p.Plots}
 					return emit.RunReport(e.stdout, e.stderr, p.Text, f, rep, slo)
 				}})

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/profile"
@@ -37,18 +37,18 @@ func exitCode(err error) int {
 }
 
 func TestBenchmarkOutcome(t *testing.T) {
-	ok := benchmark.Summary{RequestsOK: 9, RequestsFailed: 1, FailedByClass: map[string]int{"http_500": 1}}
+	ok := result.Summary{RequestsOK: 9, RequestsFailed: 1, FailedByClass: map[string]int{"http_500": 1}}
 	for _, tc := range []struct {
 		name      string
-		res       benchmark.Result
+		res       result.Result
 		maxFailed float64
 		code      int
 		want      string
 	}{
-		{"ok", benchmark.Result{Summary: ok}, 0.2, 0, ""},
-		{"share", benchmark.Result{Summary: ok}, 0.05, 4, "10.0% of the requests failed"},
-		{"none", benchmark.Result{Summary: benchmark.Summary{RequestsFailed: 2}}, 1, 4, "no request succeeded (2 failed"},
-		{"incomplete", benchmark.Result{Summary: ok, Incomplete: true}, 1, 1, "interrupted"},
+		{"ok", result.Result{Summary: ok}, 0.2, 0, ""},
+		{"share", result.Result{Summary: ok}, 0.05, 4, "10.0% of the requests failed"},
+		{"none", result.Result{Summary: result.Summary{RequestsFailed: 2}}, 1, 4, "no request succeeded (2 failed"},
+		{"incomplete", result.Result{Summary: ok, Incomplete: true}, 1, 1, "interrupted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, log bytes.Buffer
@@ -64,7 +64,7 @@ func TestBenchmarkOutcome(t *testing.T) {
 }
 
 func TestResultFiles(t *testing.T) {
-	res := &benchmark.Result{Schema: benchmark.Schema, Summary: benchmark.Summary{RequestsOK: 1}, Warnings: []string{"w1"}}
+	res := &result.Result{Schema: result.Schema, Summary: result.Summary{RequestsOK: 1}, Warnings: []string{"w1"}}
 	var out, log bytes.Buffer
 	if err := Benchmark(&out, &log, "-", res, 1); err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestResultFiles(t *testing.T) {
 		t.Errorf("--out -: stdout %q, stderr %q; want the JSON, then the text and warnings on stderr", out.String(), log.String())
 	}
 	path := filepath.Join(t.TempDir(), "p.json")
-	pr := &profile.Result{Result: &benchmark.Result{Summary: benchmark.Summary{RequestsFailed: 3}}, Profile: &profile.Block{API: "vllm"}}
+	pr := &profile.Result{Result: &result.Result{Summary: result.Summary{RequestsFailed: 3}}, Profile: &profile.Block{API: "vllm"}}
 	out.Reset()
 	err := Profile(&out, &log, path, pr)
 	if exitCode(err) != 1 || !strings.Contains(err.Error(), "no request succeeded") {

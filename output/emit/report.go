@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/output/html"
@@ -80,7 +80,7 @@ func (f Files) wrote(path string) {
 // (workbook, plots, HTML page), drawn with the SLO's lines, then the text
 // report into the file text, which it also writes to stdout, and the
 // report's warnings to stderr.
-func RunReport(stdout, stderr io.Writer, text string, f Files, rep *compare.Report, slo benchmark.SLO) error {
+func RunReport(stdout, stderr io.Writer, text string, f Files, rep *compare.Report, slo result.SLO) error {
 	var buf bytes.Buffer
 	if err := present.WriteComparison(&buf, rep, "text"); err != nil {
 		return err

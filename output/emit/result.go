@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/output/present"
 	"github.com/servecmp/servecmp/profile"
 )
@@ -15,25 +15,25 @@ import (
 // and the warnings. Its error is the outcome: the file not written, an
 // interrupted run, or too many failed requests (exit 4: none succeeded,
 // or a share above maxFailed, 0 to 1).
-func Benchmark(stdout, stderr io.Writer, out string, res *benchmark.Result, maxFailed float64) error {
-	return result(stdout, stderr, out, res, maxFailed, ErrTooManyFailures,
-		func(w io.Writer) error { return benchmark.WriteResult(out, w, res) },
+func Benchmark(stdout, stderr io.Writer, out string, res *result.Result, maxFailed float64) error {
+	return writeResult(stdout, stderr, out, res, maxFailed, ErrTooManyFailures,
+		func(w io.Writer) error { return result.WriteResult(out, w, res) },
 		func(w io.Writer) error { return present.WriteBenchmarkText(w, res) })
 }
 
 // Profile writes a profile result as Benchmark does; a run with no
 // request succeeded fails with exit 1, and the failed share is not gated.
 func Profile(stdout, stderr io.Writer, out string, res *profile.Result) error {
-	return result(stdout, stderr, out, res.Result, 1, nil,
+	return writeResult(stdout, stderr, out, res.Result, 1, nil,
 		func(w io.Writer) error { return profile.WriteResult(out, w, res) },
 		func(w io.Writer) error { return present.WriteProfileText(w, res) })
 }
 
-// result writes the result file with file (given stdout), the text
+// writeResult writes the result file with file (given stdout), the text
 // summary with text, the warnings, then returns the outcome of res: an
 // error marked noneOK (nil: a plain failure) when no request succeeded,
 // one marked ErrTooManyFailures when more than maxFailed of them failed.
-func result(stdout, stderr io.Writer, out string, res *benchmark.Result, maxFailed float64, noneOK error,
+func writeResult(stdout, stderr io.Writer, out string, res *result.Result, maxFailed float64, noneOK error,
 	file, text func(io.Writer) error) error {
 	var outErr error
 	if out != "" {

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/output/table"
 )
@@ -16,7 +16,7 @@ import (
 // WriteBenchmarkText writes the human summary of a benchmark result to w:
 // a key/value block aligned as one, with the sweep's and the latency
 // distributions' rows inside it (not separate tables).
-func WriteBenchmarkText(w io.Writer, r *benchmark.Result) error {
+func WriteBenchmarkText(w io.Writer, r *result.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	m := r.Manifest
 	esc := table.Escape // server- and file-given strings
@@ -67,7 +67,7 @@ func WriteBenchmarkText(w io.Writer, r *benchmark.Result) error {
 	fmt.Fprintf(tw, "\nms\tmean\tstd\tp50\tp90\tp95\tp99\tmax\tcount\n")
 	for _, d := range []struct {
 		name string
-		d    benchmark.Dist
+		d    result.Dist
 	}{{"ttft", s.TTFT}, {"tpot", s.TPOT}, {"itl (per chunk)", s.ITL}, {"itl (per token)", s.ITLPerToken}, {"e2e", s.E2E}, {"send lag", s.SendLag}} {
 		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\n", d.name, d.d.Mean, d.d.Std, d.d.P50, d.d.P90, d.d.P95, d.d.P99, d.d.Max, d.d.Count)
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // TestBenchmarkTextSaysWhen: the summary says when the run happened (UTC),
@@ -13,11 +13,11 @@ import (
 func TestBenchmarkTextSaysWhen(t *testing.T) {
 	start := time.Date(2026, 12, 1, 10, 0, 0, 0, time.FixedZone("CET", 3600))
 	for _, tc := range []struct {
-		r    benchmark.Result
+		r    result.Result
 		want string
 	}{
-		{benchmark.Result{StartedAt: start, EndedAt: start.Add(5 * time.Second)}, "ran       2026-12-01T09:00:00Z .. 2026-12-01T09:00:05Z\n"},
-		{benchmark.Result{}, ""},
+		{result.Result{StartedAt: start, EndedAt: start.Add(5 * time.Second)}, "ran       2026-12-01T09:00:00Z .. 2026-12-01T09:00:05Z\n"},
+		{result.Result{}, ""},
 	} {
 		var b strings.Builder
 		if err := WriteBenchmarkText(&b, &tc.r); err != nil {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // writeRequestChecks writes the benchmark summary's rows about how the
@@ -12,7 +12,7 @@ import (
 // prompt-cache share, EOS tokens counted but not streamed, and the
 // client-minus-server timing check (tab-separated, for the caller's
 // tabwriter).
-func writeRequestChecks(w io.Writer, s *benchmark.Summary) {
+func writeRequestChecks(w io.Writer, s *result.Summary) {
 	if s.Retried > 0 {
 		fmt.Fprintf(w, "retried\t%d requests (failed on a reused connection before any response byte; sent again on a fresh one)\n", s.Retried)
 	}
@@ -33,7 +33,7 @@ func writeRequestChecks(w io.Writer, s *benchmark.Summary) {
 	fmt.Fprintf(w, "\nclient − server ms\tmean\tstd\tp50\tp90\tp99\tmax\tcount\n")
 	for _, d := range []struct {
 		name string
-		d    benchmark.Dist
+		d    result.Dist
 	}{
 		{"ttft − prompt_ms", tc.TTFTMinusPromptMs},
 		{"tpot − predicted_per_token_ms", tc.TPOTMinusServerMs},

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/output/table"
 )
@@ -30,15 +30,15 @@ func sloTable(s *compare.SLOReport) *table.Table {
 }
 
 // capacityStatus says a capacity's status in words.
-func capacityStatus(c benchmark.CapacityResult) string {
+func capacityStatus(c result.CapacityResult) string {
 	switch c.Status {
-	case benchmark.CapacityNotReached:
+	case result.CapacityNotReached:
 		s := "not reached (met at every step)"
 		if c.RecoveredAbove {
 			s += "; met again above"
 		}
 		return s
-	case benchmark.CapacityBelowFirst:
+	case result.CapacityBelowFirst:
 		return "below the first step"
 	}
 	if c.RecoveredAbove {
@@ -50,7 +50,7 @@ func capacityStatus(c benchmark.CapacityResult) string {
 // writeSLOResult adds a benchmark summary's SLO lines (tab-separated key
 // and value): the objective, goodput and attainment, and each
 // distribution threshold's value and outcome. Nothing without an SLO.
-func writeSLOResult(w io.Writer, r *benchmark.SLOResult) {
+func writeSLOResult(w io.Writer, r *result.SLOResult) {
 	if r == nil {
 		return
 	}
@@ -73,7 +73,7 @@ func writeSLOResult(w io.Writer, r *benchmark.SLOResult) {
 }
 
 // writeCapacity adds a sweep's capacity line; nothing without one.
-func writeCapacity(w io.Writer, c *benchmark.CapacityResult) {
+func writeCapacity(w io.Writer, c *result.CapacityResult) {
 	if c == nil {
 		return
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/compare"
 )
 
@@ -15,8 +15,8 @@ func TestCapacityTable(t *testing.T) {
 	rep := &compare.Report{GPU: &compare.GPUTime{A: &compare.SideGPU{}, Note: compare.CausalNote}, SLO: &compare.SLOReport{
 		Objective: "ttft_ms:p99<=500",
 		Capacity: []compare.CapacityRow{
-			{Side: "a", Path: "a.json", Kind: "concurrency", CapacityResult: benchmark.CapacityResult{Status: benchmark.CapacityReached, Load: f(8), RequestThroughput: f(3), OutputThroughput: f(90), GoodputRPS: f(2.5), FailedAt: f(16)}},
-			{Side: "b", Path: "b.json", Kind: "concurrency", CapacityResult: benchmark.CapacityResult{Status: benchmark.CapacityBelowFirst, FailedAt: f(1)}},
+			{Side: "a", Path: "a.json", Kind: "concurrency", CapacityResult: result.CapacityResult{Status: result.CapacityReached, Load: f(8), RequestThroughput: f(3), OutputThroughput: f(90), GoodputRPS: f(2.5), FailedAt: f(16)}},
+			{Side: "b", Path: "b.json", Kind: "concurrency", CapacityResult: result.CapacityResult{Status: result.CapacityBelowFirst, FailedAt: f(1)}},
 		},
 		CapacityVerdict: "a", CapacityReason: "A meets the SLO at concurrency 8, where B no longer does"}}
 	ts := Comparison(rep)
@@ -40,11 +40,11 @@ func TestCapacityTable(t *testing.T) {
 // each threshold's outcome, and a sweep its capacity.
 func TestBenchmarkTextSLO(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
-	slo, _ := benchmark.ParseSLO("ttft_ms:p99<=500,e2e_ms<=2000")
-	res := &benchmark.Result{Sweep: &benchmark.Sweep{Kind: benchmark.ModeConcurrency, Steps: []benchmark.SweepStep{{Value: 4}},
-		Capacity: &benchmark.CapacityResult{Status: benchmark.CapacityReached, Load: f(4), RequestThroughput: f(2), OutputThroughput: f(64), FailedAt: f(8)}}}
-	res.Summary.SLOResult = &benchmark.SLOResult{SLO: slo, Requests: 10, Met: 9, GoodputRPS: 4.5, Attainment: f(0.9),
-		Thresholds: []benchmark.ThresholdResult{{Threshold: slo[0], Value: f(612), Pass: false}}}
+	slo, _ := result.ParseSLO("ttft_ms:p99<=500,e2e_ms<=2000")
+	res := &result.Result{Sweep: &result.Sweep{Kind: result.ModeConcurrency, Steps: []result.SweepStep{{Value: 4}},
+		Capacity: &result.CapacityResult{Status: result.CapacityReached, Load: f(4), RequestThroughput: f(2), OutputThroughput: f(64), FailedAt: f(8)}}}
+	res.Summary.SLOResult = &result.SLOResult{SLO: slo, Requests: 10, Met: 9, GoodputRPS: 4.5, Attainment: f(0.9),
+		Thresholds: []result.ThresholdResult{{Threshold: slo[0], Value: f(612), Pass: false}}}
 	var b strings.Builder
 	if err := WriteBenchmarkText(&b, res); err != nil {
 		t.Fatal(err)

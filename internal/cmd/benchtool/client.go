@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/servesim"
 )
@@ -126,8 +127,8 @@ func runClientCase(cc clientCase) (clientResult, error) {
 	t0 := time.Now()
 	res, err := benchmark.Run(context.Background(), benchmark.Config{
 		Client: c, Engine: "vllm", Model: "sim-model", Workload: w,
-		Load: benchmark.LoadPolicy{Mode: benchmark.ModeConcurrency, Concurrency: cc.concurrency},
-		OnRecord: func(r *benchmark.Record) error {
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: cc.concurrency},
+		OnRecord: func(r *result.Record) error {
 			chunks += int64(len(r.ChunkTimesMs))
 			return nil
 		},

@@ -1,4 +1,4 @@
-package benchmark
+package result
 
 import (
 	"bytes"
@@ -334,5 +334,16 @@ func TestRecordsByStep(t *testing.T) {
 	g := RecordsByStep(recs)
 	if len(g) != 2 || len(g[0]) != 2 || g[0][1].ID != "c" || g[1][0].ID != "b" {
 		t.Errorf("got %+v", g)
+	}
+}
+
+func TestStepSLOOnlyWithAnSLO(t *testing.T) {
+	if StepSLO(nil, 1, nil) != nil {
+		t.Fatal("an SLO outcome without an SLO")
+	}
+	slo, _ := ParseSLO("e2e_ms<=10")
+	r := StepSLO([]Record{{OK: true, E2EMs: 10, ChunkTimesMs: []float64{1}}, {OK: true, E2EMs: 11, ChunkTimesMs: []float64{1}}}, 2, slo)
+	if r == nil || r.Met != 1 || r.GoodputRPS != 0.5 {
+		t.Fatalf("%+v", r)
 	}
 }

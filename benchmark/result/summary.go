@@ -1,4 +1,4 @@
-package benchmark
+package result
 
 import (
 	"maps"
@@ -278,4 +278,99 @@ func SplitPhases(recs []Record, sendEnd float64) (steady, drain Phase) {
 	}
 	end = math.Max(end, stop)
 	return PhaseOf(recs, 0, stop), PhaseOf(recs, stop, end)
+}
+
+// ServerTimings are an engine's own timings of one request, as llama.cpp
+// reports them in its last chunk: milliseconds and tokens. PromptMs runs
+// from the start of prompt processing to the first sampled token;
+// PredictedMs from that first token to the last one, so it spans
+// PredictedN−1 token gaps, while PredictedPerTokenMs divides it by
+// PredictedN. CacheN prompt tokens came from the prompt cache and were
+// not processed (PromptN were).
+type ServerTimings struct {
+	CacheN              int     `json:"cache_n"`
+	PromptN             int     `json:"prompt_n"`
+	PromptMs            float64 `json:"prompt_ms"`
+	PredictedN          int     `json:"predicted_n"`
+	PredictedMs         float64 `json:"predicted_ms"`
+	PredictedPerTokenMs float64 `json:"predicted_per_token_ms"`
+}
+
+// TimingCheck is servecmp checking its own clock against the engine's,
+// over the ok requests that carried server timings. Differences are
+// client minus server, in milliseconds.
+//
+//   - TTFTMinusPromptMs: client TTFT − server prompt_ms. The client's
+//     TTFT also holds the network, HTTP handling, tokenization, any wait
+//     for a free slot and the first chunk's delivery, so it is never
+//     expected below 0.
+//   - TPOTMinusServerMs: client TPOT − server predicted_per_token_ms. The
+//     definitions differ: TPOT divides the time from the first to the last
+//     token by n−1 gaps, the server divides about the same span by n
+//     tokens, so this difference is positive by about TPOT/n even with
+//     equal clocks.
+//   - TPOTMinusServerGapMs: client TPOT − predicted_ms/(predicted_n−1),
+//     the server's time per gap: the like-for-like difference, expected
+//     near 0.
+type TimingCheck struct {
+	Requests             int  `json:"requests"`
+	TTFTMinusPromptMs    Dist `json:"ttft_minus_prompt_ms"`
+	TPOTMinusServerMs    Dist `json:"tpot_minus_server_ms"`
+	TPOTMinusServerGapMs Dist `json:"tpot_minus_server_gap_ms"`
+}
+
+// timingCheck compares the ok records' client figures with their server
+// timings; nil when none carried any.
+func timingCheck(recs []Record) *TimingCheck {
+	var ttft, tpot, gap []float64
+	n := 0
+	for i := range recs {
+		r := &recs[i]
+		st := r.ServerTimings
+		if !r.OK || st == nil || len(r.ChunkTimesMs) == 0 {
+			continue
+		}
+		n++
+		ttft = append(ttft, r.TTFTMs-st.PromptMs)
+		if r.CompletionTokens > 1 {
+			c := (r.E2EMs - r.TTFTMs) / float64(r.CompletionTokens-1)
+			tpot = append(tpot, c-st.PredictedPerTokenMs)
+			if st.PredictedN > 1 {
+				gap = append(gap, c-st.PredictedMs/float64(st.PredictedN-1))
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return &TimingCheck{Requests: n, TTFTMinusPromptMs: NewDist(ttft), TPOTMinusServerMs: NewDist(tpot), TPOTMinusServerGapMs: NewDist(gap)}
+}
+
+// TokenCheck compares the server's usage counts with the client's counts
+// under the benchmark's tokenizer (Config.Tokenizer), over successful
+// requests whose server reported usage.
+//
+// The prompt comparison covers completions-endpoint requests (text and
+// token-id prompts) only: for chat the server counts its chat template's
+// tokens too, so chat prompts are counted (ClientChatPromptTokens) but not
+// compared. Servers add a BOS to prompts and count a final EOS in the
+// completion, so up to one extra server token per request is allowed
+// before the difference counts: DiffPct is (server − client − allowance)
+// / client × 100, where allowance is the part of server − client in
+// [0, requests].
+type TokenCheck struct {
+	Tokenizer     string `json:"tokenizer"`
+	TokenizerHash string `json:"tokenizer_hash"`
+	Requests      int    `json:"requests"`
+
+	PromptRequests     int     `json:"prompt_requests"`
+	ServerPromptTokens int64   `json:"server_prompt_tokens"`
+	ClientPromptTokens int64   `json:"client_prompt_tokens"`
+	PromptDiffPct      float64 `json:"prompt_diff_pct"`
+
+	ServerCompletionTokens int64   `json:"server_completion_tokens"`
+	ClientCompletionTokens int64   `json:"client_completion_tokens"`
+	CompletionDiffPct      float64 `json:"completion_diff_pct"`
+
+	ClientChatPromptTokens int64 `json:"client_chat_prompt_tokens"`
 }

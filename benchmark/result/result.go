@@ -1,9 +1,27 @@
-package benchmark
+// Package result is the model of what a benchmark produces and what
+// compare reads: the result file (Result, its Summary, Dist, phases,
+// sweep, manifest, scraped server metrics), the per-request records
+// (Record, records.jsonl, their schema and reader), the load policy and
+// its modes and bounds, and the service-level objective with its
+// evaluation (goodput, attainment, sweep capacity). It computes summaries
+// from records but sends nothing: the HTTP client is benchmark/client and
+// the load generator benchmark.
+//
+// Units: in results, send times are seconds from a step's t=0 (its first
+// scheduled send), latencies and chunk offsets are milliseconds from the
+// request's own send, throughputs are per second of the stated window and
+// token counts are tokens. Distributions (Dist) hold successful requests
+// only; failed and cancelled requests are counted by class and never
+// enter latency or token figures.
+package result
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark/servermetrics"
+	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
 // Schema names the result file format written by servecmp benchmark.
@@ -39,7 +57,7 @@ type Result struct {
 	// ServerMetrics is the scraped Prometheus series over the measured
 	// window (first measured step's start to the last one's drain end), or
 	// nil (null) when none were scraped.
-	ServerMetrics *servermetrics.Result `json:"server_metrics"`
+	ServerMetrics *ServerMetrics `json:"server_metrics"`
 	// Sweep is set only for --sweep-concurrency / --sweep-rate runs.
 	Sweep *Sweep `json:"sweep"`
 	// Incomplete is true when the run was interrupted (Ctrl-C, or a step
@@ -358,4 +376,55 @@ type Record struct {
 	// received (tokencount.go); absent without --tokenizer.
 	ClientPromptTokens     int `json:"client_prompt_tokens,omitempty"`
 	ClientCompletionTokens int `json:"client_completion_tokens,omitempty"`
+}
+
+// RunIDLen is the length of a run id: hex digits of 64 random bits, so
+// that two runs share one with a chance of about n²/2⁶⁵ among n runs.
+const RunIDLen = 16
+
+// DefaultMaxFailedShare is the share of failed requests above which a
+// benchmark is a failure of its own kind (the command's exit code 4): a
+// run where that many requests failed measures the failures, not the
+// server.
+const DefaultMaxFailedShare = 0.1
+
+// FailedShare is the share of requests that failed among those that
+// ended on their own (ok or failed; requests the run cancelled are
+// neither), over every measured step of a sweep. It is 0 when none ended.
+func (r *Result) FailedShare() float64 {
+	sums := []*Summary{&r.Summary}
+	if r.Sweep != nil && len(r.Sweep.Steps) > 0 {
+		sums = sums[:0]
+		for i := range r.Sweep.Steps {
+			sums = append(sums, &r.Sweep.Steps[i].Summary)
+		}
+	}
+	ok, failed := 0, 0
+	for _, s := range sums {
+		ok += s.RequestsOK
+		failed += s.RequestsFailed
+	}
+	if ok+failed == 0 {
+		return 0
+	}
+	return float64(failed) / float64(ok+failed)
+}
+
+// WriteResult writes res as indented JSON to the file path (atomicfile),
+// or to stdout when path is "-". An error writing the file names it.
+func WriteResult(path string, stdout io.Writer, res *Result) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // SLO thresholds keep their "<="
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(res); err != nil {
+		return err
+	}
+	b := buf.Bytes()
+	var err error
+	if path == "-" {
+		_, err = stdout.Write(b)
+		return err
+	}
+	return atomicfile.Write(path, b)
 }

@@ -1,6 +1,8 @@
-package benchmark
+package result
 
-import "testing"
+import (
+	"testing"
+)
 
 // TestApplySLO re-judges a measured sweep against a new SLO from its
 // records, and clears the outcome with no SLO.
