@@ -1,7 +1,7 @@
 // Package compare builds servecmp's two-layer A/B verdict.
 //
 // Layer 1 answers which complete serving system is faster for the same
-// workload, from normal benchmark results (benchmark.Result) and, when given,
+// workload, from normal benchmark results (result.Result) and, when given,
 // their per-request records: it states the workload, the resource contract,
 // every manifest difference and the correctness status, refuses the claim
 // (Comparable false) when the model, workload or resource contract differ

@@ -311,7 +311,7 @@ func (r *Report) phase(runsA, runsB []Run) {
 	}
 }
 
-// latencyKinds are the latency distributions of benchmark.Summary.
+// latencyKinds are the latency distributions of result.Summary.
 var latencyKinds = []struct {
 	name string
 	dist func(*result.Summary) *result.Dist
@@ -454,7 +454,7 @@ func pooled(files []Records) (map[string][][]float64, []string) {
 }
 
 // addRecord derives the latency samples of one successful request exactly
-// as benchmark.NewSummary does: TTFT when a content chunk arrived; E2E as
+// as result.NewSummary does: TTFT when a content chunk arrived; E2E as
 // recorded; TPOT as (E2E−TTFT)/(completion_tokens−1) when more than one
 // token arrived; ITL as the gaps between consecutive content chunks; ITL
 // per token as each gap plus k−1 zeros for every k-token chunk.

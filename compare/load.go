@@ -112,7 +112,7 @@ func parseRun(path string, data []byte) (Run, error) {
 	return Run{Path: path, Result: &res}, nil
 }
 
-// LoadRecords reads a records.jsonl file (benchmark.ReadRecords); a
+// LoadRecords reads a records.jsonl file (result.ReadRecords); a
 // malformed line is an error naming the file and line.
 func LoadRecords(path string) (Records, error) {
 	f, err := infile.Open(path)

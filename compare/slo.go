@@ -17,7 +17,7 @@ import (
 
 // SLOReport is the SLO's part of a comparison.
 type SLOReport struct {
-	// Objective is the SLO in benchmark.ParseSLO syntax; Source says
+	// Objective is the SLO in result.ParseSLO syntax; Source says
 	// where it came from: "input" (the experiment or caller) or "results"
 	// (the SLO the results carry).
 	Objective string `json:"objective"`

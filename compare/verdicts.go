@@ -34,7 +34,7 @@ import (
 const NeedsMoreRuns = "needs more runs"
 
 // Design is the order in which the runs of A and B were made, read from
-// their start times (benchmark.Result.StartedAt).
+// their start times (result.Result.StartedAt).
 type Design struct {
 	// Layout is "interleaved" (A and B alternate with as many runs each),
 	// "blocked" (every run of one side started first), "mixed" or

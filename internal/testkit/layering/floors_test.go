@@ -203,10 +203,6 @@ var compareMustNotLink = []string{
 	"tokenizer", "tokenizer/chat", "check", "benchmark/client", "benchmark",
 }
 
-// compareLinksPending are links being removed on this branch: logged,
-// not failed. Remove an entry once the split has landed.
-var compareLinksPending = []string{"tokenizer", "tokenizer/chat", "check", "benchmark"}
-
 // deps returns every module package pkg links, by the imports of
 // non-test files of every build (a superset of any one build's).
 func deps(ims map[string][]string, pkg string) map[string]bool {
@@ -232,9 +228,7 @@ func TestCompareLinks(t *testing.T) {
 		t.Fatal("compare links no module package: the walk is broken")
 	}
 	for _, p := range compareMustNotLink {
-		if d[p] && slices.Contains(compareLinksPending, p) {
-			t.Logf("pending: compare links %s", p)
-		} else if d[p] {
+		if d[p] {
 			t.Errorf("compare links %s: it must read the models of F1 only", p)
 		}
 	}
