@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
@@ -24,7 +25,7 @@ const DefaultOpenLoopConns = 256
 type Config struct {
 	// Client sends the requests; nil means a client for URL and APIKey
 	// with its pool sized for the load.
-	Client *Client
+	Client *client.Client
 	URL    string
 	APIKey string // never recorded
 	// Engine is the dialect: "auto" (or "") is detected from the server.
@@ -96,7 +97,7 @@ func (c *Config) validate() error {
 		return &ConfigError{errors.New("benchmark: a workload and a client or URL are required")}
 	}
 	if c.Client == nil {
-		if err := ValidateBaseURL(c.URL); err != nil {
+		if err := client.ValidateBaseURL(c.URL); err != nil {
 			return &ConfigError{err}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/redact"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 )
 
 func ptrTo[T any](v T) *T { return &v }
@@ -47,11 +48,11 @@ func TestRunRefusesBadConfigBeforeAnyRequest(t *testing.T) {
 		{"url without host", func(c *Config) { c.URL = "http:///v1" }, "no host"},
 		{"url credentials never quoted", func(c *Config) { c.URL = "ftp://user:hunter2@host" }, redact.Mask + "@host"},
 		{"far arrival offset", func(c *Config) {
-			c.Workload = testWorkload(3, 2, false)
+			c.Workload = fakeengine.Workload(3, 2, false)
 			c.Workload.Requests[2].ArrivalOffsetS = ptrTo(5e9)
 		}, "arrival_offset_s must be in [0, 86400]"},
 	} {
-		cfg := Config{URL: s.URL, Engine: "vllm", Model: "m", Workload: testWorkload(3, 2, false), Load: ok}
+		cfg := Config{URL: s.URL, Engine: "vllm", Model: "m", Workload: fakeengine.Workload(3, 2, false), Load: ok}
 		tc.edit(&cfg)
 		_, err := Run(context.Background(), cfg)
 		var ce *ConfigError
@@ -65,10 +66,10 @@ func TestRunRefusesBadConfigBeforeAnyRequest(t *testing.T) {
 }
 
 func TestRunAssemblesTheManifest(t *testing.T) {
-	f := &fake{}
-	s := f.server(t)
+	f := &fakeengine.Server{}
+	s := f.Start(t)
 	res, err := Run(context.Background(), Config{
-		URL: s.URL + "/", Workload: testWorkload(4, 2, true), Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2, Seed: 9},
+		URL: s.URL + "/", Workload: fakeengine.Workload(4, 2, true), Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2, Seed: 9},
 		Manifest: ManifestConfig{ServecmpVersion: "v1", ClientHost: "h", Fields: []result.KV{{Key: "gpu_type", Value: "H100"}, {Key: "model", Value: "user"}, {Key: "rack", Value: "r1"}}},
 	})
 	if err != nil {
@@ -83,9 +84,7 @@ func TestRunAssemblesTheManifest(t *testing.T) {
 		t.Fatalf("manifest %+v", m)
 	}
 	// The requests carry the detected model, not the manifest's.
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, b := range f.bodies {
+	for _, b := range f.Bodies() {
 		if b["model"] != "fake-model" {
 			t.Fatalf("request model %v", b["model"])
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 )
 
 // TestSendUntil: OnStart sees each measured step's t=0 before its first
@@ -15,12 +16,12 @@ import (
 func TestSendUntil(t *testing.T) {
 	for _, mode := range []result.Mode{result.ModeConcurrency, result.ModeRate} {
 		t.Run(string(mode), func(t *testing.T) {
-			f := &fake{delay: 2 * time.Millisecond}
-			srv := f.server(t)
+			f := &fakeengine.Server{Delay: 2 * time.Millisecond}
+			srv := f.Start(t)
 			until := make(chan struct{})
 			var starts []int
 			var t0 time.Time
-			cfg := Config{URL: srv.URL, Workload: testWorkload(2000, 5, true), SendUntil: until,
+			cfg := Config{URL: srv.URL, Workload: fakeengine.Workload(2000, 5, true), SendUntil: until,
 				Load: result.LoadPolicy{Mode: mode, Concurrency: 4, Rate: 200, Arrival: result.ArrivalConstant, Warmup: 2},
 				OnStart: func(step int, at time.Time) {
 					starts, t0 = append(starts, step), at

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/testkit/llamaserver"
@@ -158,14 +159,14 @@ func TestLlamaCppResetPrefixCache(t *testing.T) {
 		t.Skip("integration test")
 	}
 	plain := llamaserver.Start(t, 2)
-	c := NewClient(ClientOptions{BaseURL: plain.URL})
+	c := client.New(client.Options{BaseURL: plain.URL})
 	defer c.Close()
 	err := c.ResetPrefixCache(context.Background(), "llamacpp")
 	if err == nil || !strings.Contains(err.Error(), "--slot-save-path") || !strings.Contains(err.Error(), "--cache-ram 0") {
 		t.Errorf("reset without --slot-save-path: %v", err)
 	}
 	saving := llamaserver.Start(t, 2, "--slot-save-path", t.TempDir())
-	c2 := NewClient(ClientOptions{BaseURL: saving.URL})
+	c2 := client.New(client.Options{BaseURL: saving.URL})
 	defer c2.Close()
 	err = c2.ResetPrefixCache(context.Background(), "llamacpp")
 	if err == nil || !strings.Contains(err.Error(), "erased the KV cache of all 2 slots") {

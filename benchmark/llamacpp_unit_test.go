@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/result"
 )
 
@@ -33,7 +34,7 @@ func TestDetectLlamaCpp(t *testing.T) {
 					http.NotFound(w, r)
 				}
 			})
-			info, err := NewClient(ClientOptions{BaseURL: url}).Detect(context.Background(), tc.engine)
+			info, err := client.New(client.Options{BaseURL: url}).Detect(context.Background(), tc.engine)
 			if err != nil || info.Engine != "llamacpp" || info.Version != "b0-unknown" || info.Model != "tiny" {
 				t.Fatalf("%+v %v", info, err)
 			}
@@ -69,7 +70,7 @@ func TestResetLlamaSlots(t *testing.T) {
 					http.NotFound(w, r)
 				}
 			})
-			err := NewClient(ClientOptions{BaseURL: url}).ResetPrefixCache(context.Background(), "llamacpp")
+			err := client.New(client.Options{BaseURL: url}).ResetPrefixCache(context.Background(), "llamacpp")
 			if err == nil || !strings.Contains(err.Error(), tc.want) || erased != tc.erased {
 				t.Fatalf("err %v after %d erases", err, erased)
 			}

@@ -10,15 +10,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 )
 
 func TestRunRecordedAndWriteResult(t *testing.T) {
-	s := (&fake{}).server(t)
-	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 2})
+	s := (&fakeengine.Server{}).Start(t)
+	c := client.New(client.Options{BaseURL: s.URL, Conns: 2})
 	defer c.Close()
 	dir := t.TempDir()
-	cfg := Config{Client: c, Engine: "vllm", Model: "m", Workload: testWorkload(5, 3, true),
+	cfg := Config{Client: c, Engine: "vllm", Model: "m", Workload: fakeengine.Workload(5, 3, true),
 		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2}}
 	records := filepath.Join(dir, "r.jsonl")
 	res, err := RunRecorded(context.Background(), cfg, records)
@@ -57,7 +59,7 @@ func TestRunRecordedAndWriteResult(t *testing.T) {
 	}
 	// A run that cannot start returns no result.
 	bad := cfg
-	bad.Workload = testWorkload(0, 3, true)
+	bad.Workload = fakeengine.Workload(0, 3, true)
 	if res3, err := RunRecorded(context.Background(), bad, filepath.Join(dir, "r2.jsonl")); res3 != nil || err == nil {
 		t.Errorf("bad config: result %v, error %v", res3 != nil, err)
 	}

@@ -57,7 +57,7 @@ func (c *closer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"data":[{"id":"m","owned_by":"llamacpp"}]}`)
 		return
 	}
-	if r.URL.Path != pathCompletions {
+	if r.URL.Path != "/v1/completions" {
 		http.NotFound(w, r)
 		return
 	}
@@ -164,7 +164,7 @@ func TestRetryNotAfterResponseBytes(t *testing.T) {
 			c := &closer{mode: tc.mode}
 			s := c.server(t)
 			for i := range 3 {
-				rec := doOne(t, s.URL, completionReq(2), "llamacpp", 0)
+				rec := doOne(t, s.URL, workload.Request{ID: "q", PromptTokens: []int{1, 2}, MaxTokens: 2, FixedLength: true, InputLen: 2}, "llamacpp")
 				if rec.OK || rec.Retried || rec.ErrorClass != tc.class {
 					t.Fatalf("request %d: ok %v retried %v class %q (%s), want a %s failure, not retried", i, rec.OK, rec.Retried, rec.ErrorClass, rec.Error, tc.class)
 				}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/redact"
@@ -69,11 +70,11 @@ type stepOut struct {
 // runner is one Run's state.
 type runner struct {
 	cfg     *Config
-	client  *Client
-	info    EngineInfo // Engine is resolved (never "auto")
+	client  *client.Client
+	info    client.EngineInfo // Engine is resolved (never "auto")
 	model   string
 	reqs    []workload.Request
-	prep    []Prepared
+	prep    []client.Prepared
 	warn    warnings
 	res     *result.Result
 	metrics *metricsRun
@@ -110,7 +111,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	}
 	r := &runner{cfg: &cfg, client: cfg.Client, reqs: cfg.Workload.Requests}
 	if r.client == nil {
-		r.client = NewClient(ClientOptions{BaseURL: cfg.URL, APIKey: cfg.APIKey, Conns: cfg.conns(),
+		r.client = client.New(client.Options{BaseURL: cfg.URL, APIKey: cfg.APIKey, Conns: cfg.conns(),
 			RequestTimeout: durSeconds(cfg.Load.RequestTimeoutS)})
 		defer r.client.Close()
 	}
@@ -150,10 +151,10 @@ func (r *runner) prepare(ctx context.Context) error {
 	if h := cfg.Workload.Header; h != nil {
 		r.res.Workload.TokenizerHash = h.TokenizerHash
 	}
-	r.prep = make([]Prepared, len(r.reqs))
+	r.prep = make([]client.Prepared, len(r.reqs))
 	for i := range r.reqs {
 		var err error
-		if r.prep[i], err = Prepare(&r.reqs[i], r.model, r.info.Engine, r.warn.add); err != nil {
+		if r.prep[i], err = client.Prepare(&r.reqs[i], r.model, r.info.Engine, r.warn.add); err != nil {
 			return fmt.Errorf("workload %s: %w", cfg.Workload.Path, err)
 		}
 		r.prep[i].Capture = cfg.Tokenizer != nil // tokencount.go
@@ -232,14 +233,14 @@ func (r *runner) warmup(ctx context.Context) (result.Phase, error) {
 	if n == 0 {
 		return result.Phase{}, nil
 	}
-	wp := make([]Prepared, n)
+	wp := make([]client.Prepared, n)
 	same := 0
 	for i := range wp {
 		q := warmupRequest(&r.reqs[i%len(r.reqs)])
 		if samePrompt(&q, &r.reqs[i%len(r.reqs)]) {
 			same++
 		}
-		p, err := Prepare(&q, r.model, r.info.Engine, r.warn.add)
+		p, err := client.Prepare(&q, r.model, r.info.Engine, r.warn.add)
 		if err != nil {
 			return result.Phase{}, fmt.Errorf("workload %s: warmup: %w", r.cfg.Workload.Path, err)
 		}

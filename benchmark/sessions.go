@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
@@ -30,38 +30,14 @@ import (
 // until its last turn ends. Requests without a session are one-turn
 // sessions. Sending is over when every turn has been sent or abandoned.
 
-// textCapture collects a streamed answer's text (completions "text" or
-// chat "delta.content"), for the next turn's history and client-side
-// token counts.
-type textCapture struct {
-	b strings.Builder
-}
-
-// add appends one content chunk's text; chunks it cannot read add nothing.
-func (t *textCapture) add(data []byte) {
-	var c struct {
-		Choices []struct {
-			Text  string `json:"text"`
-			Delta struct {
-				Content string `json:"content"`
-			} `json:"delta"`
-		} `json:"choices"`
-	}
-	if json.Unmarshal(data, &c) != nil || len(c.Choices) == 0 {
-		return
-	}
-	t.b.WriteString(c.Choices[0].Text)
-	t.b.WriteString(c.Choices[0].Delta.Content)
-}
-
 // hasSessions reports whether any request is a session turn.
-func hasSessions(reqs []Prepared) bool {
-	return slices.ContainsFunc(reqs, func(p Prepared) bool { return p.Req.Session != "" })
+func hasSessions(reqs []client.Prepared) bool {
+	return slices.ContainsFunc(reqs, func(p client.Prepared) bool { return p.Req.Session != "" })
 }
 
 // sessionUnits groups request indices into sessions: a session's turns in
 // order, every other request alone; units are ordered by first index.
-func sessionUnits(reqs []Prepared) [][]int {
+func sessionUnits(reqs []client.Prepared) [][]int {
 	var units [][]int
 	at := map[string]int{}
 	for i := range reqs {
@@ -151,7 +127,7 @@ func (s *step) sessionWorkers(units [][]int, conc int, done func(int)) {
 // sessionStarts is each unit's start offset (seconds): its first turn's
 // own arrival_offset_s, else in rate mode the unit's place in the arrival
 // process (so --request-rate is the rate at which sessions start).
-func sessionStarts(reqs []Prepared, units [][]int, offsets []float64, mode result.Mode) []float64 {
+func sessionStarts(reqs []client.Prepared, units [][]int, offsets []float64, mode result.Mode) []float64 {
 	starts := make([]float64, len(units))
 	for k, u := range units {
 		starts[k] = offsets[u[0]]

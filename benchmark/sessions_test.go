@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 )
 
 // sessionWorkload has sessions s0..s{n-1} of turns turns each (answers of
@@ -36,9 +38,9 @@ func TestSessionsCarryTheConversation(t *testing.T) {
 		{Mode: result.ModeConcurrency, Concurrency: 2, Warmup: 2},
 		{Mode: result.ModeRate, Rate: 50, Arrival: "poisson", MaxConcurrency: 2},
 	} {
-		f := &fake{delay: time.Millisecond}
-		s := f.server(t)
-		c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 8})
+		f := &fakeengine.Server{Delay: time.Millisecond}
+		s := f.Start(t)
+		c := client.New(client.Options{BaseURL: s.URL, Conns: 8})
 		t.Cleanup(c.Close)
 		wl := sessionWorkload(4, 3, 3)
 		res, err := Run(context.Background(), Config{Client: c, Engine: "vllm", Model: "m", Workload: wl, Load: load})
@@ -49,7 +51,7 @@ func TestSessionsCarryTheConversation(t *testing.T) {
 			t.Fatalf("%s: summary %+v", load.Mode, res.Summary)
 		}
 		next := map[string]int{}
-		for i, id := range f.seen {
+		for i, id := range f.Seen() {
 			if strings.HasSuffix(id, "-warmup") || id == "single" {
 				continue
 			}
@@ -61,7 +63,7 @@ func TestSessionsCarryTheConversation(t *testing.T) {
 				t.Fatalf("%s: %s sent before turn %d", load.Mode, id, next[id[:2]])
 			}
 			next[id[:2]] = k + 1
-			msgs := f.bodies[i]["messages"].([]any)
+			msgs := f.Bodies()[i]["messages"].([]any)
 			if len(msgs) != 2+2*k {
 				t.Fatalf("%s: %s carries %d messages, want %d", load.Mode, id, len(msgs), 2+2*k)
 			}
@@ -80,7 +82,7 @@ func TestSessionsCarryTheConversation(t *testing.T) {
 
 func TestSessionUnits(t *testing.T) {
 	reqs := sessionWorkload(2, 2, 1).Requests
-	prep := make([]Prepared, len(reqs))
+	prep := make([]client.Prepared, len(reqs))
 	for i := range reqs {
 		prep[i].Req = &reqs[i]
 	}

@@ -6,7 +6,9 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 	"github.com/servecmp/servecmp/servesim"
 )
 
@@ -16,9 +18,9 @@ func TestRunAgainstServeSim(t *testing.T) {
 	sim := servesim.New(servesim.Config{EOSProb: -1, TokensPerChunk: 4, ErrorRate: 0.1, MidStreamErrorRate: 0.1, ResetRate: 0.1, Seed: 5})
 	s := httptest.NewServer(sim)
 	defer func() { s.Close(); sim.Close() }()
-	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 8})
+	c := client.New(client.Options{BaseURL: s.URL, Conns: 8})
 	defer c.Close()
-	w := testWorkload(60, 10, true)
+	w := fakeengine.Workload(60, 10, true)
 	for i := range w.Requests {
 		w.Requests[i].PromptTokens = []int{1, 2, 3, i + 4}
 		w.Requests[i].InputLen = 4

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 	"github.com/servecmp/servecmp/servesim"
 )
 
@@ -29,7 +30,7 @@ func TestCapacityOnServeSimSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	values := []float64{4, 8, 16, 32}
-	res, err := Run(context.Background(), Config{URL: s.URL, Engine: "vllm", Model: "sim-model", Workload: testWorkload(64, 20, true),
+	res, err := Run(context.Background(), Config{URL: s.URL, Engine: "vllm", Model: "sim-model", Workload: fakeengine.Workload(64, 20, true),
 		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 4, Warmup: 8}, SweepKind: result.ModeConcurrency, SweepValues: values, SLO: slo})
 	if err != nil {
 		t.Fatal(err)

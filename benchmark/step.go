@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/interrupt"
 )
@@ -17,9 +18,9 @@ import (
 // which were sent and the in-flight requests' cancellation.
 type step struct {
 	ctx        context.Context // the run's: cancelled by an interrupt
-	c          *Client
-	clk        Clock
-	reqs       []Prepared
+	c          *client.Client
+	clk        client.Clock
+	reqs       []client.Prepared
 	recs       []result.Record
 	caps       []capture // what each request sent and got back, when it asks
 	sent       []bool
@@ -62,9 +63,9 @@ func (c *Config) hooks(si int) stepHooks {
 // open-loop schedule, nil for a closed loop. index is the records' step
 // index. t=0 is the step's start, which is also the first scheduled send.
 // A measured step passes its hooks (at most one).
-func runStep(ctx context.Context, c *Client, reqs []Prepared, offsets []float64, l result.LoadPolicy, index int,
+func runStep(ctx context.Context, c *client.Client, reqs []client.Prepared, offsets []float64, l result.LoadPolicy, index int,
 	onRecord func(*result.Record, *capture), prog *Progress, hooks ...stepHooks) stepOut {
-	s := &step{ctx: ctx, c: c, clk: NewClock(), reqs: reqs, recs: make([]result.Record, len(reqs)), caps: make([]capture, len(reqs)), sent: make([]bool, len(reqs)),
+	s := &step{ctx: ctx, c: c, clk: client.NewClock(), reqs: reqs, recs: make([]result.Record, len(reqs)), caps: make([]capture, len(reqs)), sent: make([]bool, len(reqs)),
 		index: index, deadline: durSeconds(l.DurationS), onRecord: onRecord, prog: prog}
 	for _, h := range hooks {
 		s.until = h.until
@@ -275,7 +276,7 @@ func (s *step) drain(l result.LoadPolicy) (interrupted, cut bool) {
 		case <-done:
 			return interrupted, false
 		default:
-			s.cancelReqs(&CancelCause{"cancelled by the drain rule"})
+			s.cancelReqs(&client.CancelCause{Msg: "cancelled by the drain rule"})
 			return interrupted, true
 		}
 	}
@@ -299,11 +300,11 @@ func (s *step) drain(l result.LoadPolicy) (interrupted, cut bool) {
 		case <-done:
 			return interrupted, false
 		case <-tc:
-			s.cancelReqs(&CancelCause{"cancelled: drain timeout passed"})
+			s.cancelReqs(&client.CancelCause{Msg: "cancelled: drain timeout passed"})
 			return interrupted, true
 		case <-hard:
 			// A second interrupt: stop waiting, cancel what is in flight.
-			s.cancelReqs(&CancelCause{"cancelled by a second interrupt"})
+			s.cancelReqs(&client.CancelCause{Msg: "cancelled by a second interrupt"})
 			return true, true
 		case <-ctxDone:
 			// Interrupted while draining: cap the rest of the wait.

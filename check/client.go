@@ -49,8 +49,8 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 	if opt.Client == nil {
 		opt.Client = &http.Client{}
 	}
-	ca := &client{t: a, opt: opt, style: style(a.Engine)}
-	cb := &client{t: b, opt: opt, style: style(b.Engine)}
+	ca := &engineClient{t: a, opt: opt, style: style(a.Engine)}
+	cb := &engineClient{t: b, opt: opt, style: style(b.Engine)}
 	ca.resolveAuto(ctx)
 	cb.resolveAuto(ctx)
 	rep := &checkreport.Report{
@@ -98,7 +98,7 @@ func style(s string) string {
 	return s
 }
 
-type client struct {
+type engineClient struct {
 	t     Target
 	opt   Options
 	style string
@@ -108,7 +108,7 @@ type client struct {
 
 // ask sends one request and returns the engine's answer; failures are
 // returned as an Output with OK false.
-func (c *client) ask(ctx context.Context, req *workload.Request) checkreport.Output {
+func (c *engineClient) ask(ctx context.Context, req *workload.Request) checkreport.Output {
 	if engine.Dialect(c.style).Generate() && req.Kind() != workload.KindChat {
 		return c.do(ctx, "/generate", c.sglangBody(req), parseSGLang)
 	}
@@ -136,7 +136,7 @@ func isRejected(e string) bool {
 
 // openAIBody is the non-streaming completions or chat request in dialect
 // d, asking for the strongest token evidence d can return.
-func (c *client) openAIBody(req *workload.Request, d engine.Dialect) (string, map[string]any) {
+func (c *engineClient) openAIBody(req *workload.Request, d engine.Dialect) (string, map[string]any) {
 	body := map[string]any{
 		"model":       c.t.Model,
 		"temperature": 0.0,
@@ -172,7 +172,7 @@ func (c *client) openAIBody(req *workload.Request, d engine.Dialect) (string, ma
 	return path, body
 }
 
-func (c *client) sglangBody(req *workload.Request) map[string]any {
+func (c *engineClient) sglangBody(req *workload.Request) map[string]any {
 	sp := map[string]any{"max_new_tokens": req.MaxTokens, "temperature": 0.0}
 	if req.FixedLength {
 		sp["ignore_eos"] = true
@@ -191,7 +191,7 @@ func (c *client) sglangBody(req *workload.Request) map[string]any {
 
 // do sends one request and parses the answer. Every error text is
 // scrubbed of the API key and URL credentials before it is clipped.
-func (c *client) do(ctx context.Context, path string, body map[string]any, parse func([]byte) (checkreport.Output, error)) checkreport.Output {
+func (c *engineClient) do(ctx context.Context, path string, body map[string]any, parse func([]byte) (checkreport.Output, error)) checkreport.Output {
 	out := c.send(ctx, path, body, parse)
 	if out.Error != "" {
 		out.Error = redact.Text(out.Error, c.opt.APIKey)
@@ -199,7 +199,7 @@ func (c *client) do(ctx context.Context, path string, body map[string]any, parse
 	return out
 }
 
-func (c *client) send(ctx context.Context, path string, body map[string]any, parse func([]byte) (checkreport.Output, error)) checkreport.Output {
+func (c *engineClient) send(ctx context.Context, path string, body map[string]any, parse func([]byte) (checkreport.Output, error)) checkreport.Output {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return checkreport.Output{Error: err.Error(), CompletionTokens: -1}

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/check/checkreport"
 )
 
@@ -31,7 +32,7 @@ func (j *Job) Validate() error {
 		return errors.New("need --a URL, --b URL and --workload FILE")
 	}
 	for _, u := range []string{j.A.URL, j.B.URL} {
-		if err := benchmark.ValidateBaseURL(u); err != nil {
+		if err := client.ValidateBaseURL(u); err != nil {
 			return err
 		}
 	}

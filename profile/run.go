@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/result"
 )
 
@@ -112,7 +113,7 @@ func Run(ctx context.Context, cfg benchmark.Config, o Options) (*Result, error) 
 func detect(ctx context.Context, cfg *benchmark.Config) (string, error) {
 	c := cfg.Client
 	if c == nil {
-		c = benchmark.NewClient(benchmark.ClientOptions{BaseURL: cfg.URL, APIKey: cfg.APIKey})
+		c = client.New(client.Options{BaseURL: cfg.URL, APIKey: cfg.APIKey})
 		defer c.Close()
 	}
 	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)

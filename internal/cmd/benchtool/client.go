@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/servesim"
@@ -118,7 +119,7 @@ func runClientCase(cc clientCase) (clientResult, error) {
 		})
 	}
 	var probe overheadProbe
-	c := benchmark.NewClient(benchmark.ClientOptions{BaseURL: url, Conns: cc.concurrency, OnContentRead: probe.add})
+	c := client.New(client.Options{BaseURL: url, Conns: cc.concurrency, OnContentRead: probe.add})
 	defer c.Close()
 	var chunks int64
 	var ms0, ms1 runtime.MemStats

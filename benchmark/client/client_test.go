@@ -1,4 +1,4 @@
-package benchmark
+package client
 
 import (
 	"context"
@@ -14,12 +14,13 @@ import (
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/redact"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 )
 
 // doOne sends one request of out tokens to url and returns its record.
 func doOne(t *testing.T, url string, r workload.Request, engine string, timeout time.Duration) result.Record {
 	t.Helper()
-	c := NewClient(ClientOptions{BaseURL: url, Conns: 1, RequestTimeout: timeout})
+	c := New(Options{BaseURL: url, Conns: 1, RequestTimeout: timeout})
 	defer c.Close()
 	p, err := Prepare(&r, "m", engine, func(string) {})
 	if err != nil {
@@ -41,7 +42,7 @@ func chatReq(out int) workload.Request {
 func TestClientWire(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
-		f          *fake
+		f          *fakeengine.Server
 		req        workload.Request
 		chunks     int
 		tokens     []int // expected chunk_tokens (nil: all 1)
@@ -49,16 +50,16 @@ func TestClientWire(t *testing.T) {
 		completion int
 		minTTFT    time.Duration
 	}{
-		{name: "completions", f: &fake{}, req: completionReq(8), chunks: 8, usage: true, completion: 8},
-		{name: "chat role chunk not ttft", f: &fake{delay: 30 * time.Millisecond}, req: chatReq(3), chunks: 3, usage: true, completion: 3, minTTFT: 30 * time.Millisecond},
-		{name: "token ids", f: &fake{perChunk: 3, tokenIDs: true}, req: completionReq(8), chunks: 3, tokens: []int{3, 3, 2}, usage: true, completion: 8},
-		{name: "continuous usage", f: &fake{perChunk: 4, continuous: true}, req: completionReq(10), chunks: 3, tokens: []int{4, 4, 2}, usage: true, completion: 10},
-		{name: "no usage", f: &fake{noUsage: true}, req: completionReq(5), chunks: 5, usage: false, completion: 5},
-		{name: "crlf comments bytewise", f: &fake{crlf: true, comments: true, byteByByte: true}, req: chatReq(4), chunks: 4, usage: true, completion: 4},
-		{name: "finish without done", f: &fake{noDone: true}, req: completionReq(2), chunks: 2, usage: true, completion: 2},
+		{name: "completions", f: &fakeengine.Server{}, req: completionReq(8), chunks: 8, usage: true, completion: 8},
+		{name: "chat role chunk not ttft", f: &fakeengine.Server{Delay: 30 * time.Millisecond}, req: chatReq(3), chunks: 3, usage: true, completion: 3, minTTFT: 30 * time.Millisecond},
+		{name: "token ids", f: &fakeengine.Server{PerChunk: 3, TokenIDs: true}, req: completionReq(8), chunks: 3, tokens: []int{3, 3, 2}, usage: true, completion: 8},
+		{name: "continuous usage", f: &fakeengine.Server{PerChunk: 4, Continuous: true}, req: completionReq(10), chunks: 3, tokens: []int{4, 4, 2}, usage: true, completion: 10},
+		{name: "no usage", f: &fakeengine.Server{NoUsage: true}, req: completionReq(5), chunks: 5, usage: false, completion: 5},
+		{name: "crlf comments bytewise", f: &fakeengine.Server{CRLF: true, Comments: true, ByteByByte: true}, req: chatReq(4), chunks: 4, usage: true, completion: 4},
+		{name: "finish without done", f: &fakeengine.Server{NoDone: true}, req: completionReq(2), chunks: 2, usage: true, completion: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := tc.f.server(t)
+			s := tc.f.Start(t)
 			rec := doOne(t, s.URL, tc.req, "vllm", 0)
 			if !rec.OK {
 				t.Fatalf("not ok: %s %s", rec.ErrorClass, rec.Error)
@@ -92,7 +93,7 @@ func TestClientNoUsagePromptTokens(t *testing.T) {
 	// Without usage the input count falls back to the token-id prompt's
 	// length, even when the workload line leaves input_len out; a text
 	// prompt's length is unknown (0), and the summary counts it.
-	s := (&fake{noUsage: true}).server(t)
+	s := (&fakeengine.Server{NoUsage: true}).Start(t)
 	rec := doOne(t, s.URL, workload.Request{ID: "q", PromptTokens: []int{1, 2, 3}, MaxTokens: 2}, "vllm", 0)
 	if !rec.OK || rec.UsageReported || rec.PromptTokens != 3 || rec.CompletionTokens != 2 {
 		t.Fatalf("token-id prompt: %+v", rec)
@@ -108,7 +109,7 @@ func TestClientNoUsagePromptTokens(t *testing.T) {
 }
 
 func TestClientLengthMismatch(t *testing.T) {
-	s := (&fake{produce: 3}).server(t)
+	s := (&fakeengine.Server{Produce: 3}).Start(t)
 	rec := doOne(t, s.URL, completionReq(5), "vllm", 0)
 	if !rec.OK || !rec.LengthMismatch || rec.CompletionTokens != 3 {
 		t.Fatalf("%+v", rec)
@@ -195,7 +196,7 @@ func TestClientUnreachable(t *testing.T) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := l.Addr().String()
 	l.Close()
-	c := NewClient(ClientOptions{BaseURL: "http://" + addr})
+	c := New(Options{BaseURL: "http://" + addr})
 	if _, err := c.Detect(context.Background(), "auto"); err == nil || !strings.Contains(err.Error(), "unreachable") {
 		t.Fatalf("err = %v", err)
 	}
@@ -245,8 +246,8 @@ func TestBuildBody(t *testing.T) {
 }
 
 func TestDetect(t *testing.T) {
-	s := (&fake{}).server(t)
-	c := NewClient(ClientOptions{BaseURL: s.URL})
+	s := (&fakeengine.Server{}).Start(t)
+	c := New(Options{BaseURL: s.URL})
 	info, err := c.Detect(context.Background(), "auto")
 	if err != nil || info.Engine != "vllm" || info.Version != "0.0-test" || info.Model != "fake-model" {
 		t.Fatalf("%+v %v", info, err)
@@ -261,7 +262,7 @@ func TestDetect(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	})
-	info, err = NewClient(ClientOptions{BaseURL: sg}).Detect(context.Background(), "auto")
+	info, err = New(Options{BaseURL: sg}).Detect(context.Background(), "auto")
 	if err != nil || info.Engine != "sglang" || info.Version != "0.5.1" {
 		t.Fatalf("%+v %v", info, err)
 	}
@@ -275,12 +276,12 @@ func TestDetect(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	})
-	info, err = NewClient(ClientOptions{BaseURL: tgi}).Detect(context.Background(), "auto")
+	info, err = New(Options{BaseURL: tgi}).Detect(context.Background(), "auto")
 	if err != nil || info.Engine != "tgi" || info.Version != "3.0.0" {
 		t.Fatalf("%+v %v", info, err)
 	}
 	plain := raw(t, http.NotFound)
-	info, err = NewClient(ClientOptions{BaseURL: plain}).Detect(context.Background(), "auto")
+	info, err = New(Options{BaseURL: plain}).Detect(context.Background(), "auto")
 	if err != nil || info.Engine != "openai" {
 		t.Fatalf("%+v %v", info, err)
 	}
@@ -317,7 +318,7 @@ func TestClientScrubsAPIKey(t *testing.T) {
 		w.WriteHeader(401)
 		_, _ = io.WriteString(w, `{"error":{"message":"invalid key `+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")+`"}}`)
 	})
-	c := NewClient(ClientOptions{BaseURL: url, APIKey: key})
+	c := New(Options{BaseURL: url, APIKey: key})
 	defer c.Close()
 	r := completionReq(2)
 	p, _ := Prepare(&r, "m", "vllm", func(string) {})

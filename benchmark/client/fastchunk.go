@@ -1,4 +1,4 @@
-package benchmark
+package client
 
 import (
 	"bytes"
@@ -68,13 +68,13 @@ func slowChunk(data []byte, c *wireChunk, ci *chunkInfo) error {
 // scanner is a strict, minimal JSON reader over one chunk. Any method
 // that meets something it does not handle sets bad; callers then fall
 // back to encoding/json.
-type scanner struct {
+type chunkScanner struct {
 	b   []byte
 	i   int
 	bad bool
 }
 
-func (s *scanner) ws() {
+func (s *chunkScanner) ws() {
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -85,7 +85,7 @@ func (s *scanner) ws() {
 	}
 }
 
-func (s *scanner) peek() byte {
+func (s *chunkScanner) peek() byte {
 	s.ws()
 	if s.i >= len(s.b) {
 		s.bad = true
@@ -94,7 +94,7 @@ func (s *scanner) peek() byte {
 	return s.b[s.i]
 }
 
-func (s *scanner) expect(c byte) {
+func (s *chunkScanner) expect(c byte) {
 	if s.peek() != c {
 		s.bad = true
 		return
@@ -104,7 +104,7 @@ func (s *scanner) expect(c byte) {
 
 // str reads a string and returns its raw bytes between the quotes and
 // whether it contains an escape.
-func (s *scanner) str() (raw []byte, escaped bool) {
+func (s *chunkScanner) str() (raw []byte, escaped bool) {
 	if s.peek() != '"' {
 		s.bad = true
 		return nil, false
@@ -161,7 +161,7 @@ func isHex(c byte) bool {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // number skips a JSON number and reports whether it was a plain integer.
-func (s *scanner) number() (integer bool) {
+func (s *chunkScanner) number() (integer bool) {
 	s.ws()
 	if s.i < len(s.b) && s.b[s.i] == '-' {
 		s.i++
@@ -207,7 +207,7 @@ func (s *scanner) number() (integer bool) {
 }
 
 // int reads a non-negative integer of at most 15 digits.
-func (s *scanner) int() int {
+func (s *chunkScanner) int() int {
 	s.ws()
 	start := s.i
 	if !s.number() || s.bad {
@@ -226,7 +226,7 @@ func (s *scanner) int() int {
 	return n
 }
 
-func (s *scanner) lit(word string) {
+func (s *chunkScanner) lit(word string) {
 	s.ws()
 	if !bytes.HasPrefix(s.b[s.i:], []byte(word)) {
 		s.bad = true
@@ -236,7 +236,7 @@ func (s *scanner) lit(word string) {
 }
 
 // null consumes a null if one is next.
-func (s *scanner) null() bool {
+func (s *chunkScanner) null() bool {
 	if s.peek() == 'n' {
 		s.lit("null")
 		return true
@@ -245,7 +245,7 @@ func (s *scanner) null() bool {
 }
 
 // skip skips any value, validating it; depth bounds nesting.
-func (s *scanner) skip(depth int) {
+func (s *chunkScanner) skip(depth int) {
 	if depth > 64 {
 		s.bad = true
 		return
@@ -272,7 +272,7 @@ func (s *scanner) skip(depth int) {
 // object reads an object, calling member for each key with the scanner
 // positioned at the value. Keys with escapes are refused (encoding/json
 // would unescape them before matching).
-func (s *scanner) object(member func(key []byte)) {
+func (s *chunkScanner) object(member func(key []byte)) {
 	s.expect('{')
 	if s.bad {
 		return
@@ -306,7 +306,7 @@ func (s *scanner) object(member func(key []byte)) {
 	}
 }
 
-func (s *scanner) array(elem func()) {
+func (s *chunkScanner) array(elem func()) {
 	s.expect('[')
 	if s.bad {
 		return
@@ -336,7 +336,7 @@ func (s *scanner) array(elem func()) {
 // returns its index, or −1 for an unknown key. A key that differs from a
 // known name only in case marks the scan bad: encoding/json matches
 // case-insensitively. seen catches duplicate keys, which are refused too.
-func (s *scanner) field(key []byte, names []string, seen *uint32) int {
+func (s *chunkScanner) field(key []byte, names []string, seen *uint32) int {
 	for i, n := range names {
 		if string(key) == n {
 			if *seen&(1<<i) != 0 {
@@ -363,7 +363,7 @@ var (
 
 // contentString reads a content field: a string (content when non-empty)
 // or null. Anything else is left to encoding/json.
-func (s *scanner) contentString() bool {
+func (s *chunkScanner) contentString() bool {
 	if s.null() {
 		return false
 	}
@@ -373,7 +373,7 @@ func (s *scanner) contentString() bool {
 
 // fastChunk scans data into ci and reports whether it could.
 func fastChunk(data []byte, ci *chunkInfo) bool {
-	s := scanner{b: data}
+	s := chunkScanner{b: data}
 	var topSeen uint32
 	s.object(func(key []byte) {
 		switch s.field(key, topNames, &topSeen) {
@@ -425,7 +425,7 @@ func fastChunk(data []byte, ci *chunkInfo) bool {
 	return !s.bad && s.i == len(s.b)
 }
 
-func (s *scanner) choice(ci *chunkInfo, first bool) {
+func (s *chunkScanner) choice(ci *chunkInfo, first bool) {
 	var seen uint32
 	content, finish, ids := false, "", 0
 	s.object(func(key []byte) {
@@ -481,7 +481,7 @@ func (s *scanner) choice(ci *chunkInfo, first bool) {
 
 // promptDetails reads usage.prompt_tokens_details: its cached_tokens, a
 // non-negative integer or null.
-func (s *scanner) promptDetails(ci *chunkInfo) {
+func (s *chunkScanner) promptDetails(ci *chunkInfo) {
 	if s.null() {
 		return
 	}

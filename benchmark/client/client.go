@@ -1,4 +1,36 @@
-package benchmark
+// Package client is servecmp's one HTTP client for serving engines: it
+// detects the engine and model, encodes requests in the engine's dialect
+// once (Prepare), sends them as streaming requests over one shared
+// keep-alive transport, parses the server-sent events (a fast chunk
+// decoder with an encoding/json fallback) and fills one result.Record per
+// request. It also empties an engine's prefix cache between steps. The
+// load generator (package benchmark) decides when requests are sent.
+//
+// Units: chunk times and latencies are milliseconds from the request's
+// own send (Clock is the step's monotonic time base).
+//
+// Invariants:
+//   - A chunk's timestamp is taken right after the read that delivered it
+//     returns, before any parsing; chunks delivered by one read share it.
+//   - TTFT is the first chunk with content (non-empty text, delta content,
+//     reasoning or tool calls); a role-only chunk, the usage chunk and
+//     [DONE] are not content. E2E is the last content chunk; DoneMs is the
+//     end of the stream.
+//   - A request is ok only when its stream ended with [DONE] or a
+//     finish_reason and carried no in-band error; a failure is a record
+//     with its class (result.Class*), never an error.
+//   - Output tokens come from the server's usage; without usage they are
+//     counted from the chunks (token_ids length, else one per content
+//     chunk). Every count from the server is bounded where it enters
+//     (bounds.go): a request claiming more fails as implausible.
+//   - A request is retried only when it provably never reached the
+//     server: it failed with a connection error on a reused keep-alive
+//     connection before any byte of the response (retry.go). It is sent
+//     again once, on a fresh connection, and marked Retried; its
+//     latencies still count from the first send.
+//   - The API key is sent as a bearer token and scrubbed, with URL
+//     credentials, from every text the client keeps.
+package client
 
 import (
 	"bytes"
@@ -27,8 +59,8 @@ const MaxErrorLen = 300
 // maxFinishReason bounds a record's finish_reason (bytes).
 const maxFinishReason = 64
 
-// ClientOptions configures a Client.
-type ClientOptions struct {
+// Options configures a Client.
+type Options struct {
 	BaseURL string
 	APIKey  string // sent as a bearer token; never recorded
 	// Conns is the number of concurrent streams to size the connection
@@ -54,9 +86,9 @@ type Client struct {
 	onRead  func(time.Duration)
 }
 
-// NewClient returns a client whose transport keeps up to o.Conns idle
+// New returns a client whose transport keeps up to o.Conns idle
 // connections to the server, so that every stream reuses a connection.
-func NewClient(o ClientOptions) *Client {
+func New(o Options) *Client {
 	conns := max(o.Conns, 1)
 	tr := &http.Transport{
 		// No proxy: a benchmark through a proxy would measure the proxy.
@@ -120,11 +152,11 @@ func (c *Client) auth(r *http.Request) {
 // one start instant (time.Time carries a monotonic reading).
 type Clock struct{ Start time.Time }
 
-func NewClock() Clock                    { return Clock{Start: time.Now()} }
-func (c Clock) Now() time.Duration       { return time.Since(c.Start) }
-func ms(d time.Duration) float64         { return float64(d) / 1e6 }
-func seconds(d time.Duration) float64    { return d.Seconds() }
-func durSeconds(f float64) time.Duration { return time.Duration(f * 1e9) }
+func NewClock() Clock { return Clock{Start: time.Now()} }
+
+func (c Clock) Now() time.Duration { return time.Since(c.Start) }
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
 // wireChunk is the part of a streamed chunk the client reads. Content
 // fields stay raw: only their emptiness matters, so no string is decoded.
@@ -520,4 +552,28 @@ func finishRecord(rec *result.Record, s *stream, p *Prepared) {
 	if rec.FixedLength && rec.CompletionTokens != rec.RequestedTokens {
 		rec.LengthMismatch = true
 	}
+}
+
+// textCapture collects a streamed answer's text (completions "text" or
+// chat "delta.content"), for the next turn's history and client-side
+// token counts.
+type textCapture struct {
+	b strings.Builder
+}
+
+// add appends one content chunk's text; chunks it cannot read add nothing.
+func (t *textCapture) add(data []byte) {
+	var c struct {
+		Choices []struct {
+			Text  string `json:"text"`
+			Delta struct {
+				Content string `json:"content"`
+			} `json:"delta"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(data, &c) != nil || len(c.Choices) == 0 {
+		return
+	}
+	t.b.WriteString(c.Choices[0].Text)
+	t.b.WriteString(c.Choices[0].Delta.Content)
 }

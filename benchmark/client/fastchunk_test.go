@@ -1,6 +1,8 @@
-package benchmark
+package client
 
-import "testing"
+import (
+	"testing"
+)
 
 var chunkSeeds = []string{
 	`{"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" hi","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":{"prompt_tokens":5,"total_tokens":6,"completion_tokens":1}}`,

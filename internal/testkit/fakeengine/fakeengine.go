@@ -1,4 +1,9 @@
-package benchmark
+// Package fakeengine is a test kit: an OpenAI-compatible streaming server
+// whose wire behaviour tests switch field by field (chunking, usage,
+// token ids, CRLF, comments, byte-by-byte writes, a missing [DONE] or
+// finish_reason), and the small workloads tests send it. Tests of the
+// HTTP client and of the load generator share it.
+package fakeengine
 
 import (
 	"encoding/json"
@@ -6,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,19 +20,21 @@ import (
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
-// fake is a test streaming server with switchable wire behaviour.
-type fake struct {
-	perChunk   int           // tokens per content chunk (default 1)
-	delay      time.Duration // before each content chunk
-	noUsage    bool          // no final usage chunk
-	continuous bool          // cumulative usage on every chunk
-	tokenIDs   bool          // token_ids on each chunk
-	crlf       bool
-	comments   bool
-	byteByByte bool // write one byte at a time, flushing
-	produce    int  // tokens to produce instead of max_tokens (when > 0)
-	noDone     bool
-	noFinish   bool
+// Server is a test streaming server with switchable wire behaviour. It
+// answers /v1/models (model fake-model, owned by vllm), /version and
+// /reset_prefix_cache, and streams every other POST.
+type Server struct {
+	PerChunk   int           // tokens per content chunk (default 1)
+	Delay      time.Duration // before each content chunk
+	NoUsage    bool          // no final usage chunk
+	Continuous bool          // cumulative usage on every chunk
+	TokenIDs   bool          // token_ids on each chunk
+	CRLF       bool
+	Comments   bool
+	ByteByByte bool // write one byte at a time, flushing
+	Produce    int  // tokens to produce instead of max_tokens (when > 0)
+	NoDone     bool
+	NoFinish   bool
 
 	mu     sync.Mutex
 	seen   []string // request ids
@@ -34,14 +42,16 @@ type fake struct {
 	bodies []map[string]any
 }
 
-func (f *fake) server(t *testing.T) *httptest.Server {
+// Start serves f until the test ends.
+func (f *Server) Start(t testing.TB) *httptest.Server {
 	t.Helper()
 	s := httptest.NewServer(f)
 	t.Cleanup(s.Close)
 	return s
 }
 
-func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP answers one request.
+func (f *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/v1/models" {
 		fmt.Fprint(w, `{"object":"list","data":[{"id":"fake-model","owned_by":"vllm","root":"/ckpt/fake"}]}`)
 		return
@@ -61,19 +71,24 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.auth = append(f.auth, r.Header.Get("Authorization"))
 	f.bodies = append(f.bodies, body)
 	f.mu.Unlock()
+	f.stream(w, r, body)
+}
+
+// stream writes the answer to one request with the given body.
+func (f *Server) stream(w http.ResponseWriter, r *http.Request, body map[string]any) {
 	n := int(body["max_tokens"].(float64))
-	if f.produce > 0 {
-		n = f.produce
+	if f.Produce > 0 {
+		n = f.Produce
 	}
 	chat := strings.HasSuffix(r.URL.Path, "/chat/completions")
 	w.Header().Set("Content-Type", "text/event-stream")
 	fl := w.(http.Flusher)
 	nl := "\n"
-	if f.crlf {
+	if f.CRLF {
 		nl = "\r\n"
 	}
 	send := func(s string) {
-		if f.byteByByte {
+		if f.ByteByByte {
 			for i := 0; i < len(s); i++ {
 				_, _ = w.Write([]byte{s[i]})
 				fl.Flush()
@@ -84,27 +99,27 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fl.Flush()
 	}
 	event := func(payload string) { send("data: " + payload + nl + nl) }
-	if f.comments {
+	if f.Comments {
 		send(": ping" + nl + nl)
 	}
 	if chat {
 		event(`{"id":"x","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`)
 	}
-	per := max(f.perChunk, 1)
+	per := max(f.PerChunk, 1)
 	done := 0
 	for done < n {
-		if f.delay > 0 {
-			time.Sleep(f.delay)
+		if f.Delay > 0 {
+			time.Sleep(f.Delay)
 		}
 		k := min(per, n-done)
 		done += k
 		fin := "null"
-		if done == n && !f.noFinish {
+		if done == n && !f.NoFinish {
 			fin = `"length"`
 		}
 		text := strings.Repeat("é", k) // two-byte characters, so byte splits land mid-character
 		var extra string
-		if f.tokenIDs {
+		if f.TokenIDs {
 			ids := make([]string, k)
 			for i := range ids {
 				ids[i] = "7"
@@ -112,7 +127,7 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			extra += `,"token_ids":[` + strings.Join(ids, ",") + `]`
 		}
 		usage := ""
-		if f.continuous {
+		if f.Continuous {
 			usage = fmt.Sprintf(`,"usage":{"prompt_tokens":5,"completion_tokens":%d}`, done)
 		}
 		if chat {
@@ -120,20 +135,20 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		} else {
 			event(fmt.Sprintf(`{"choices":[{"index":0,"text":%q,"finish_reason":%s%s}]%s}`, text, fin, extra, usage))
 		}
-		if f.comments {
+		if f.Comments {
 			send(": keep-alive" + nl)
 		}
 	}
-	if !f.noUsage {
+	if !f.NoUsage {
 		event(fmt.Sprintf(`{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":%d,"total_tokens":%d}}`, n, n+5))
 	}
-	if !f.noDone {
+	if !f.NoDone {
 		event("[DONE]")
 	}
 }
 
-// testWorkload builds n requests of out tokens each.
-func testWorkload(n, out int, fixed bool) *workload.Workload {
+// Workload builds n token-id requests of out tokens each.
+func Workload(n, out int, fixed bool) *workload.Workload {
 	w := &workload.Workload{Path: "test.jsonl", SHA256: "abc"}
 	for i := range n {
 		w.Requests = append(w.Requests, workload.Request{
@@ -141,4 +156,26 @@ func testWorkload(n, out int, fixed bool) *workload.Workload {
 		})
 	}
 	return w
+}
+
+// Seen returns the X-Request-Id of every streamed request, in arrival
+// order.
+func (f *Server) Seen() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.seen)
+}
+
+// Auth returns the Authorization header of every streamed request.
+func (f *Server) Auth() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.auth)
+}
+
+// Bodies returns the decoded body of every streamed request.
+func (f *Server) Bodies() []map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.bodies)
 }

@@ -1,4 +1,4 @@
-package benchmark
+package client
 
 import (
 	"context"
@@ -61,7 +61,7 @@ func TestKeyAtEveryOffset(t *testing.T) {
 				w.WriteHeader(status)
 				_, _ = w.Write([]byte(body))
 			})
-			c := NewClient(ClientOptions{BaseURL: url, APIKey: secretKey, Conns: 1})
+			c := New(Options{BaseURL: url, APIKey: secretKey, Conns: 1})
 			defer c.Close()
 			r := completionReq(2)
 			p, _ := Prepare(&r, "m", "vllm", func(string) {})
