@@ -83,44 +83,40 @@ type ManifestConfig struct {
 	Fields []result.KV
 }
 
-// ConfigError is an unusable configuration, found before any request.
-type ConfigError struct{ Err error }
-
-func (e *ConfigError) Error() string { return e.Err.Error() }
-func (e *ConfigError) Unwrap() error { return e.Err }
-
-// validate checks the whole configuration once, before any request: the
-// load policy of every step, the sweep, the workload and the manifest
-// fields. It fills the policy's defaults. Errors are *ConfigError.
-func (c *Config) validate() error {
+// Validate checks the whole configuration, before any request: the load
+// policy of every step, the sweep, the workload and the manifest fields.
+// It fills the policy's defaults. Run calls it first; a caller that
+// builds the configuration from user input calls it to tell a bad input
+// from a failed run.
+func (c *Config) Validate() error {
 	if c.Workload == nil || (c.Client == nil && c.URL == "") {
-		return &ConfigError{errors.New("benchmark: a workload and a client or URL are required")}
+		return errors.New("benchmark: a workload and a client or URL are required")
 	}
 	if c.Client == nil {
 		if err := client.ValidateBaseURL(c.URL); err != nil {
-			return &ConfigError{err}
+			return err
 		}
 	}
 	if err := workload.Validate(c.Workload.Requests); err != nil {
-		return &ConfigError{fmt.Errorf("workload %s: %w", c.Workload.Path, err)}
+		return fmt.Errorf("workload %s: %w", c.Workload.Path, err)
 	}
 	if c.Engine == "" {
 		c.Engine = engine.Auto
 	}
 	if !engine.Valid(c.Engine) {
-		return &ConfigError{fmt.Errorf("unknown engine %q: want auto, %s", c.Engine, strings.Join(engine.Names, ", "))}
+		return fmt.Errorf("unknown engine %q: want auto, %s", c.Engine, strings.Join(engine.Names, ", "))
 	}
 	if !(c.SaturationThreshold >= 0) {
-		return &ConfigError{errors.New("the saturation threshold must be >= 0")}
+		return errors.New("the saturation threshold must be >= 0")
 	}
 	if err := c.Load.Validate(); err != nil {
-		return &ConfigError{err}
+		return err
 	}
 	if err := c.validateSweep(); err != nil {
-		return &ConfigError{err}
+		return err
 	}
 	if err := (&result.Manifest{}).SetAll(c.Manifest.Fields); err != nil {
-		return &ConfigError{err}
+		return err
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package benchmark
 
 import (
 	"context"
-	"errors"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -54,10 +53,12 @@ func TestRunRefusesBadConfigBeforeAnyRequest(t *testing.T) {
 	} {
 		cfg := Config{URL: s.URL, Engine: "vllm", Model: "m", Workload: fakeengine.Workload(3, 2, false), Load: ok}
 		tc.edit(&cfg)
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Validate: %v, want an error naming %q", tc.name, err, tc.want)
+		}
 		_, err := Run(context.Background(), cfg)
-		var ce *ConfigError
-		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: error %v, want a *ConfigError naming %q", tc.name, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Run: %v, want the configuration's error naming %q", tc.name, err, tc.want)
 		}
 	}
 	if n := hits.Load(); n != 0 {

@@ -100,13 +100,13 @@ func (e *RecordsError) Unwrap() error { return e.Err }
 // Run validates cfg, detects the engine, assembles the manifest, runs the
 // warmup and every measured step while scraping the server's metrics, and
 // returns the complete result. It returns an error only for an unusable
-// configuration (a *ConfigError, found before any request is sent) or an
-// unreachable server, or, together with the complete result, a
+// configuration (Config.Validate's, found before any request is sent) or
+// an unreachable server, or, together with the complete result, a
 // *RecordsError when OnRecord failed; request failures are results. When ctx is
 // cancelled it stops sending, applies the drain rule and returns what was
 // measured with Incomplete set.
 func Run(ctx context.Context, cfg Config) (*result.Result, error) {
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	r := &runner{cfg: &cfg, client: cfg.Client, reqs: cfg.Workload.Requests}

@@ -12,7 +12,7 @@ import (
 	"github.com/servecmp/servecmp/internal/infile"
 )
 
-// ManifestKeys lists the keys that --manifest and --manifest-file set:
+// ManifestKeys lists the keys that manifest arguments and files set:
 // the JSON keys of Manifest's fields (Extra aside), sorted.
 func ManifestKeys() []string {
 	keys := []string{"seed", "gpu_count"}
@@ -68,11 +68,11 @@ func (m *Manifest) Set(key, value string) error {
 	return nil
 }
 
-// ParseManifestArg splits one --manifest key=value argument.
+// ParseManifestArg splits one key=value manifest argument.
 func ParseManifestArg(s string) (key, value string, err error) {
 	k, v, ok := strings.Cut(s, "=")
 	if !ok || strings.TrimSpace(k) == "" {
-		return "", "", fmt.Errorf("--manifest %q: want key=value", s)
+		return "", "", fmt.Errorf("manifest field %q: want key=value", s)
 	}
 	return strings.TrimSpace(k), v, nil
 }

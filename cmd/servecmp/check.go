@@ -9,6 +9,7 @@ import (
 
 	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/check/checkreport"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/flagopts"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/output/emit"
 	"github.com/servecmp/servecmp/output/table"
@@ -16,9 +17,9 @@ import (
 
 // checkFlags are the check command's options.
 type checkFlags struct {
-	check.Job // A.Model, B.Model: --model-a, --model-b
-	out       string
-	format    string
+	flagopts.CheckJob // A.Model, B.Model: --model-a, --model-b
+	out               string
+	format            string
 }
 
 func newCheckCmd(e *env) *cobra.Command {

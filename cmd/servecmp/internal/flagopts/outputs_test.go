@@ -1,13 +1,16 @@
-package benchmark
+package flagopts
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 )
 
-func TestOutputsCheck(t *testing.T) {
+func TestOutputsValidate(t *testing.T) {
 	dir := t.TempDir()
 	wl := filepath.Join(dir, "w.jsonl")
 	if err := os.WriteFile(wl, []byte("{}\n"), 0o644); err != nil {
@@ -29,9 +32,10 @@ func TestOutputsCheck(t *testing.T) {
 		{"no dir", Outputs{Out: filepath.Join(dir, "none", "r.json"), Progress: "on"}, "--out"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.o.Check(wl)
-			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
-				t.Errorf("Check: %v; want an error mentioning %q", err, tc.want)
+			err := tc.o.Validate(wl)
+			var ue *cli.UsageError
+			if (err == nil) != (tc.want == "") || (err != nil && (!strings.Contains(err.Error(), tc.want) || !errors.As(err, &ue))) {
+				t.Errorf("Validate: %v; want an error mentioning %q", err, tc.want)
 			}
 		})
 	}

@@ -1,14 +1,16 @@
-package benchmark
+package flagopts
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 )
 
 // optionsWorkload writes a workload of n requests, each with an arrival
@@ -36,21 +38,21 @@ func optionsWorkload(t *testing.T, n int, offsets bool) string {
 
 func TestOptionsConfig(t *testing.T) {
 	plain, trace := optionsWorkload(t, 3, false), optionsWorkload(t, 3, true)
-	base := func(wl string, set ...string) Options {
-		return Options{URL: "http://h:1/", Workload: wl, Engine: "auto", Arrival: result.ArrivalPoisson, Burstiness: 1,
+	base := func(wl string, set ...string) Bench {
+		return Bench{URL: "http://h:1/", Workload: wl, Engine: "auto", Arrival: result.ArrivalPoisson, Burstiness: 1,
 			Drain: result.DrainWait, Concurrency: 4, Rate: 2.5, SweepConcurrency: "1, 2,8", SweepRate: "0.5,1",
-			Set: func(n string) bool { return slices.Contains(set, n) }}
+			Changed: func(n string) bool { return slices.Contains(set, n) }}
 	}
 	tests := []struct {
-		name   string
-		o      Options
-		option string // the option the error names; "-" for a combination; "" for no error
-		mode   result.Mode
-		sweep  []float64
+		name  string
+		o     Bench
+		flag  string // the flag the error names; "-" for a combination; "" for no error
+		mode  result.Mode
+		sweep []float64
 	}{
 		{"closed loop", base(plain, "concurrency"), "", result.ModeConcurrency, nil},
 		{"open loop", base(plain, "rate", "arrival", "burstiness"), "burstiness", "", nil},
-		{"gamma", func() Options { o := base(plain, "rate", "burstiness"); o.Arrival = result.ArrivalGamma; return o }(), "", result.ModeRate, nil},
+		{"gamma", func() Bench { o := base(plain, "rate", "burstiness"); o.Arrival = result.ArrivalGamma; return o }(), "", result.ModeRate, nil},
 		{"sweep concurrency", base(plain, "sweep-concurrency"), "", result.ModeConcurrency, []float64{1, 2, 8}},
 		{"sweep rate", base(plain, "sweep-rate"), "", result.ModeRate, []float64{0.5, 1}},
 		{"trace", base(trace), "", result.ModeTrace, nil},
@@ -59,35 +61,36 @@ func TestOptionsConfig(t *testing.T) {
 		{"sweep rate of a trace", base(trace, "sweep-rate"), "sweep-rate", "", nil},
 		{"cap on a closed loop", base(plain, "concurrency", "max-concurrency"), "max-concurrency", "", nil},
 		{"arrival on a closed loop", base(plain, "concurrency", "arrival"), "arrival", "", nil},
-		{"drain timeout with cancel", func() Options {
+		{"drain timeout with cancel", func() Bench {
 			o := base(plain, "rate", "drain-timeout")
 			o.Drain = result.DrainCancel
 			return o
 		}(), "drain-timeout", "", nil},
-		{"bad sweep value", func() Options {
+		{"bad sweep value", func() Bench {
 			o := base(plain, "sweep-concurrency")
 			o.SweepConcurrency = "1,2.5"
 			return o
 		}(), "sweep-concurrency", "", nil},
-		{"empty sweep", func() Options { o := base(plain, "sweep-rate"); o.SweepRate = " , "; return o }(), "sweep-rate", "", nil},
-		{"no url", func() Options { o := base(plain, "concurrency"); o.URL = ""; return o }(), "url", "", nil},
-		{"bad engine", func() Options { o := base(plain, "concurrency"); o.Engine = "x"; return o }(), "engine", "", nil},
-		{"bad manifest", func() Options { o := base(plain, "concurrency"); o.Manifest = []string{"novalue"}; return o }(), "-", "", nil},
+		{"empty sweep", func() Bench { o := base(plain, "sweep-rate"); o.SweepRate = " , "; return o }(), "sweep-rate", "", nil},
+		{"no url", func() Bench { o := base(plain, "concurrency"); o.URL = ""; return o }(), "url", "", nil},
+		{"bad engine", func() Bench { o := base(plain, "concurrency"); o.Engine = "x"; return o }(), "engine", "", nil},
+		{"bad manifest", func() Bench { o := base(plain, "concurrency"); o.Manifest = []string{"novalue"}; return o }(), "manifest", "", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := tc.o.Config()
-			var oe *OptionError
+			var ue *cli.UsageError
 			switch {
-			case tc.option == "" && err != nil:
+			case tc.flag == "" && err != nil:
 				t.Fatalf("error %v", err)
-			case tc.option == "":
-			case !errors.As(err, &oe):
-				t.Fatalf("error %v, want an *OptionError", err)
-			case tc.option == "-" && oe.Option != "", tc.option != "-" && oe.Option != tc.option:
-				t.Fatalf("error %v names %q, want %q", err, oe.Option, tc.option)
+			case tc.flag == "":
+			case !errors.As(err, &ue):
+				t.Fatalf("error %v, want a usage error", err)
+			case tc.flag == "-" && strings.HasPrefix(err.Error(), "--") && strings.Contains(err.Error(), ": "),
+				tc.flag != "-" && !strings.HasPrefix(err.Error(), "--"+tc.flag):
+				t.Fatalf("error %v, want it to name %q", err, tc.flag)
 			}
-			if tc.option != "" {
+			if tc.flag != "" {
 				return
 			}
 			if cfg.Load.Mode != tc.mode || !slices.Equal(cfg.SweepValues, tc.sweep) {
@@ -117,25 +120,6 @@ func TestReadAPIKey(t *testing.T) {
 		got, err := ReadAPIKey(tc.file)
 		if got != tc.want || (err != nil) != (tc.want == "") {
 			t.Errorf("ReadAPIKey(%q) = %q, %v; want %q", tc.file, got, err, tc.want)
-		}
-	}
-}
-
-func TestOptionErrorFormat(t *testing.T) {
-	flag := func(n string) string { return "--" + n }
-	for _, tc := range []struct {
-		e           OptionError
-		plain, flag string
-	}{
-		{OptionError{"rate", "must be > 0"}, "rate: must be > 0", "--rate: must be > 0"},
-		{OptionError{"", "choose {rate} or {sweep-rate}"}, "choose rate or sweep-rate", "choose --rate or --sweep-rate"},
-		{OptionError{"burstiness", "needs {arrival} gamma, not {}"}, "burstiness: needs arrival gamma, not {}", "--burstiness: needs --arrival gamma, not {}"},
-	} {
-		if got := tc.e.Error(); got != tc.plain {
-			t.Errorf("Error() = %q, want %q", got, tc.plain)
-		}
-		if got := tc.e.Format(flag); got != tc.flag {
-			t.Errorf("Format = %q, want %q", got, tc.flag)
 		}
 	}
 }
