@@ -69,8 +69,11 @@ type Input struct {
 
 // Report is the whole comparison.
 type Report struct {
-	Schema     string `json:"schema"`
-	Comparable bool   `json:"comparable"`
+	Schema string `json:"schema"`
+	// Conclusion is the comparison's answer, decided from everything
+	// below (Conclude).
+	Conclusion Conclusion `json:"conclusion"`
+	Comparable bool       `json:"comparable"`
 	// NotComparable names each undeclared difference that limits the claim.
 	NotComparable []string `json:"not_comparable"`
 	Alpha         float64  `json:"alpha"`
@@ -116,7 +119,9 @@ type Report struct {
 //
 // Version 3: latency metrics are named <kind>_ms_<statistic>
 // ("ttft_ms_p50", was "ttft_ms.p50"), p_value is never 0 (at least
-// PFloor), and run_times gives each run's wall-clock start and end.
+// PFloor), and run_times gives each run's wall-clock start and end. The
+// conclusion object was added within version 3: a reader of version 3
+// finds it absent in reports written before it.
 const Schema = "servecmp.compare/3"
 
 // WriteJSON writes the report as indented JSON, the saved format Schema
@@ -177,7 +182,7 @@ type Metric struct {
 	A        float64  `json:"a"`
 	B        float64  `json:"b"`
 	DeltaPct *float64 `json:"delta_pct"` // nil when A is 0
-	Verdict  string   `json:"verdict"`
+	Verdict  Verdict  `json:"verdict"`
 	PValue   *float64 `json:"p_value"`
 	CILow    *float64 `json:"ci_low"`
 	CIHigh   *float64 `json:"ci_high"`

@@ -84,6 +84,7 @@ func NewContext(ctx context.Context, in Input) (*Report, error) {
 	if len(in.ProfilesA) > 0 || len(in.ProfilesB) > 0 {
 		r.GPU = gpuTime(in.ProfilesA, in.ProfilesB)
 	}
+	r.Conclusion = Conclude(r)
 	return r, nil
 }
 

@@ -29,10 +29,6 @@ import (
 // and B ran interleaved in pairs (then the paired analysis is used) or in
 // blocks (then drift falls on one side, which a note says).
 
-// NeedsMoreRuns is the verdict of a metric whose runs could not have
-// detected a difference of 10% of A; Metric.RunsNeeded says how many would.
-const NeedsMoreRuns = "needs more runs"
-
 // Design is the order in which the runs of A and B were made, read from
 // their start times (result.Result.StartedAt).
 type Design struct {
@@ -295,7 +291,7 @@ func perRunValues(runsA, runsB []Run, get func(*result.Result) float64, ok func(
 // than two runs on a side no test runs (method "none") and the verdict is
 // NeedsMoreRuns.
 func runMetric(name, unit string, va, vb []float64, lowerBetter bool, o stats.RunOptions) Metric {
-	m := Metric{Name: name, Unit: unit, Verdict: "~", NA: len(va), NB: len(vb), Method: "none"}
+	m := Metric{Name: name, Unit: unit, Verdict: VerdictSame, NA: len(va), NB: len(vb), Method: "none"}
 	m.A, m.SDA = stats.MeanSD(va)
 	m.B, m.SDB = stats.MeanSD(vb)
 	m.DeltaPct = deltaPct(m.A, m.B)
@@ -326,13 +322,13 @@ func setVerdict(m *Metric, ev *stats.Evidence, v stats.Verdict, lowerBetter bool
 	switch v.Call {
 	case stats.Higher, stats.Lower:
 		if (v.Call == stats.Lower) == lowerBetter {
-			m.Verdict = "b"
+			m.Verdict = VerdictB
 		} else {
-			m.Verdict = "a"
+			m.Verdict = VerdictA
 		}
 	case stats.NeedsMoreRuns:
 		m.Verdict = NeedsMoreRuns
 	default:
-		m.Verdict = "~"
+		m.Verdict = VerdictSame
 	}
 }

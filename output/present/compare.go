@@ -116,7 +116,7 @@ func metricsTable(rep *compare.Report) *table.Table {
 		if x.RunsNeeded > 0 {
 			need = int64(x.RunsNeeded)
 		}
-		t.Add(x.Name, x.Unit, x.A, x.B, orNil(x.DeltaPct), x.Verdict, orNil(x.PValue),
+		t.Add(x.Name, x.Unit, x.A, x.B, orNil(x.DeltaPct), string(x.Verdict), orNil(x.PValue),
 			orNil(x.CILow), orNil(x.CIHigh), x.Method, int64(x.NA), int64(x.NB), orNil(x.MDDPct), need)
 		if x.Note != "" {
 			t.Notes = appendOnce(t.Notes, x.Note)

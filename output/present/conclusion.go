@@ -9,36 +9,35 @@ import (
 	"github.com/servecmp/servecmp/compare"
 )
 
-// This file writes the answer every comparison report opens with: a few
-// plain sentences built from the verdicts and never stronger than them.
-//
-// The first sentence is the answer: NOT COMPARABLE when the contract
-// differs undeclared, NOT VALID when the correctness check or the
-// quality status failed, MIXED when each side wins some metrics, else
-// which side is faster or that nothing was shown. Then, per winning side,
-// its metrics with the delta, the interval of B−A at the report's
-// confidence and the p-value; the metrics found indistinguishable and
-// those that need more runs; the validity of the comparison; and layer 2's
-// largest region shift, marked as diagnostic.
+// This file writes the answer every comparison report opens with: the
+// conclusion compare decided (compare.Conclusion: its sentence first,
+// never re-derived here), then, per winning side, its metrics with the
+// delta, the interval of B−A at the report's confidence and the p-value;
+// the metrics found indistinguishable and those that need more runs; the
+// validity of the comparison; and layer 2's largest region shift, marked
+// as diagnostic.
 
 // maxExamples is how many metrics a side's sentence quotes with numbers.
 const maxExamples = 3
 
 // Conclusion returns the comparison's answer in a few plain sentences,
-// the answer first.
+// compare's sentence first.
 func Conclusion(rep *compare.Report) []string {
-	g := groupVerdicts(rep.Metrics)
-	out := []string{firstLine(rep, g)}
-	for _, side := range []string{"a", "b"} {
-		if len(g.wins[side]) > 0 {
-			out = append(out, winLine(rep, side, g.wins[side]))
+	c := rep.Conclusion
+	out := []string{c.Sentence}
+	for _, side := range []struct {
+		name    string
+		metrics []string
+	}{{"a", c.BetterA}, {"b", c.BetterB}} {
+		if len(side.metrics) > 0 {
+			out = append(out, winLine(rep, side.name, metricsNamed(rep, side.metrics)))
 		}
 	}
-	if len(g.same) > 0 {
-		out = append(out, "Not distinguishable (~): "+kindList(g.same)+".")
+	if len(c.Same) > 0 {
+		out = append(out, "Not distinguishable (~): "+compare.KindList(metricsNamed(rep, c.Same))+".")
 	}
-	if len(g.more) > 0 {
-		out = append(out, moreRunsLine(g.more))
+	if len(c.NeedMoreRuns) > 0 {
+		out = append(out, moreRunsLine(metricsNamed(rep, c.NeedMoreRuns)))
 	}
 	out = append(out, validityLine(rep))
 	if l := regionShiftLine(rep.GPU); l != "" {
@@ -47,70 +46,19 @@ func Conclusion(rep *compare.Report) []string {
 	return out
 }
 
-// verdictGroups sorts the compared metrics by verdict, in report order.
-type verdictGroups struct {
-	wins       map[string][]compare.Metric // "a", "b"
-	same, more []compare.Metric
-}
-
-func groupVerdicts(ms []compare.Metric) verdictGroups {
-	g := verdictGroups{wins: map[string][]compare.Metric{}}
-	for _, m := range ms {
-		switch m.Verdict {
-		case "a", "b":
-			g.wins[m.Verdict] = append(g.wins[m.Verdict], m)
-		case compare.NeedsMoreRuns:
-			g.more = append(g.more, m)
-		default:
-			g.same = append(g.same, m)
+// metricsNamed returns rep's metrics called names, in that order.
+func metricsNamed(rep *compare.Report, names []string) []compare.Metric {
+	by := map[string]compare.Metric{}
+	for _, m := range rep.Metrics {
+		by[m.Name] = m
+	}
+	out := make([]compare.Metric, 0, len(names))
+	for _, n := range names {
+		if m, ok := by[n]; ok {
+			out = append(out, m)
 		}
 	}
-	return g
-}
-
-// firstLine is the answer in one sentence.
-func firstLine(rep *compare.Report, g verdictGroups) string {
-	if !rep.Comparable {
-		verb := " differs"
-		if len(rep.NotComparable) > 1 {
-			verb = " differ"
-		}
-		return "NOT COMPARABLE: " + strings.Join(rep.NotComparable, ", ") + verb + " without being declared intentional; " +
-			"no claim that one system is faster holds across these differences."
-	}
-	if bad := invalidity(rep.Correctness); bad != "" {
-		return "NOT VALID: " + bad + "; the speed verdicts below compare systems that do not produce the same outputs."
-	}
-	na, nb := len(g.wins["a"]), len(g.wins["b"])
-	switch {
-	case na > 0 && nb > 0:
-		return fmt.Sprintf("MIXED: A is better on %d metric(s) (%s), B on %d (%s); neither is faster overall.",
-			na, kindList(g.wins["a"]), nb, kindList(g.wins["b"]))
-	case na > 0 || nb > 0:
-		side, n := "A", na
-		if nb > 0 {
-			side, n = "B", nb
-		}
-		return fmt.Sprintf("%s is faster: better on %d of %d metrics, worse on none.", side, n, na+nb+len(g.same)+len(g.more))
-	case len(g.more) > 0:
-		return fmt.Sprintf("NO VERDICT YET: no metric differs significantly and %d of %d need more runs.", len(g.more), len(g.same)+len(g.more))
-	case len(g.same) > 0:
-		return "NO DIFFERENCE FOUND: A and B are not distinguishable on any metric, and the runs could have detected a difference of 10% of A."
-	}
-	return "NO VERDICT: no metric could be compared."
-}
-
-// invalidity says why the correctness check or the quality status makes
-// the comparison invalid, or "".
-func invalidity(c compare.Correctness) string {
-	var why []string
-	if c.Checked && !c.Passed {
-		why = append(why, fmt.Sprintf("the correctness check FAILED (%d/%d requests match exactly, %d failed)", c.ExactMatch, c.Requests, c.Failed))
-	}
-	if c.Quality == "fail" {
-		why = append(why, "the quality check failed")
-	}
-	return strings.Join(why, " and ")
+	return out
 }
 
 // winLine says on which metrics side is better, quoting the first few
@@ -120,7 +68,7 @@ func winLine(rep *compare.Report, side string, ms []compare.Metric) string {
 	for _, m := range representatives(ms) {
 		ex = append(ex, metricEvidence(rep.Alpha, m))
 	}
-	s := fmt.Sprintf("%s is better on %s: %s", strings.ToUpper(side), kindList(ms), strings.Join(ex, "; "))
+	s := fmt.Sprintf("%s is better on %s: %s", strings.ToUpper(side), compare.KindList(ms), strings.Join(ex, "; "))
 	return s + "."
 }
 
@@ -170,7 +118,7 @@ func moreRunsLine(ms []compare.Metric) string {
 	for _, m := range ms {
 		most = max(most, m.RunsNeeded)
 	}
-	s := "Needs more runs (no difference found, but too few runs for their spread): " + kindList(ms)
+	s := "Needs more runs (no difference found, but too few runs for their spread): " + compare.KindList(ms)
 	if most > 0 {
 		s += fmt.Sprintf("; up to %d runs per side would tell", most)
 	}
@@ -228,31 +176,6 @@ func regionShiftLine(g *compare.GPUTime) string {
 	}
 	return fmt.Sprintf("Diagnostic only (layer 2, no causal claim): the largest region shift between the bottleneck ranks is %s, %+.1f%% %s (B vs A).",
 		best.Region, *best.DeltaPct, basis)
-}
-
-// kindList names metrics compactly: "ttft_ms (mean, p50), output_throughput".
-func kindList(ms []compare.Metric) string {
-	var kinds []string
-	stats := map[string][]string{}
-	for _, m := range ms {
-		k, s := compare.SplitMetric(m.Name)
-		if _, seen := stats[k]; !seen {
-			kinds = append(kinds, k)
-		}
-		if s != "" {
-			stats[k] = append(stats[k], s)
-		} else if stats[k] == nil {
-			stats[k] = []string{}
-		}
-	}
-	out := make([]string, len(kinds))
-	for i, k := range kinds {
-		out[i] = k
-		if len(stats[k]) > 0 {
-			out[i] += " (" + strings.Join(stats[k], ", ") + ")"
-		}
-	}
-	return strings.Join(out, ", ")
 }
 
 // confidence is the interval's level in percent for alpha (0 means 0.05).

@@ -10,7 +10,7 @@ import (
 func f64(v float64) *float64 { return &v }
 
 // metric builds a compared metric with its verdict and evidence.
-func metric(name, unit, verdict string, a, b, delta, lo, hi, p float64) compare.Metric {
+func metric(name, unit string, verdict compare.Verdict, a, b, delta, lo, hi, p float64) compare.Metric {
 	return compare.Metric{Name: name, Unit: unit, Verdict: verdict, A: a, B: b, DeltaPct: f64(delta), CILow: f64(lo), CIHigh: f64(hi), PValue: f64(p), NA: 3, NB: 3}
 }
 
@@ -22,7 +22,7 @@ func moreRuns(name, unit string, need int) compare.Metric {
 
 var passed = compare.Correctness{Checked: true, Passed: true, Requests: 8, ExactMatch: 8, Quality: "not-run"}
 
-// TestConclusion: the answer first, never stronger than the verdicts.
+// TestConclusion: compare's sentence first, then the numbers behind it.
 func TestConclusion(t *testing.T) {
 	clear := &compare.Report{Comparable: true, Alpha: 0.05, Correctness: passed,
 		Differences: []compare.Difference{{Field: "manifest.engine", Intentional: true}},
@@ -91,6 +91,7 @@ func TestConclusion(t *testing.T) {
 		}},
 	}
 	for _, tc := range tests {
+		tc.rep.Conclusion = compare.Conclude(tc.rep)
 		got := Conclusion(tc.rep)
 		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 			t.Errorf("%s:\n%s\nwant:\n%s", tc.name, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
@@ -101,6 +102,7 @@ func TestConclusion(t *testing.T) {
 // TestReportsOpenWithConclusion: text and markdown start with the answer.
 func TestReportsOpenWithConclusion(t *testing.T) {
 	rep := &compare.Report{Comparable: false, NotComparable: []string{"manifest.model"}}
+	rep.Conclusion = compare.Conclude(rep)
 	first := Conclusion(rep)[0]
 	for format, prefix := range map[string]string{"text": first + "\n", "markdown": "**" + first + "**\n"} {
 		var b strings.Builder
@@ -110,5 +112,14 @@ func TestReportsOpenWithConclusion(t *testing.T) {
 		if !strings.HasPrefix(b.String(), prefix) {
 			t.Errorf("%s report opens with %q, want %q", format, strings.SplitN(b.String(), "\n", 2)[0], prefix)
 		}
+	}
+}
+
+// TestConclusionPrintsCompareSentence: the first line is the report's
+// own sentence, whatever it says: present never re-derives it.
+func TestConclusionPrintsCompareSentence(t *testing.T) {
+	rep := &compare.Report{Comparable: true, Conclusion: compare.Conclusion{Outcome: compare.OutcomeWinner, Winner: "a", Sentence: "the sentence compare wrote"}}
+	if got := Conclusion(rep)[0]; got != "the sentence compare wrote" {
+		t.Errorf("first line %q, want compare's sentence", got)
 	}
 }

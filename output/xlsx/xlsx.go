@@ -298,7 +298,7 @@ func (b *book) metrics(sheet string, ms []compare.Metric) (int, error) {
 		if m.DeltaPct != nil {
 			d = *m.DeltaPct / 100
 		}
-		if err := b.row(sheet, n, m.Name, m.Unit, m.A, m.B, d, m.Verdict, m.PValue, m.CILow, m.CIHigh, m.Method, m.NA, m.NB, m.SDA, m.SDB, m.Note); err != nil {
+		if err := b.row(sheet, n, m.Name, m.Unit, m.A, m.B, d, string(m.Verdict), m.PValue, m.CILow, m.CIHigh, m.Method, m.NA, m.NB, m.SDA, m.SDB, m.Note); err != nil {
 			return 0, err
 		}
 		n++
