@@ -182,7 +182,7 @@ func (p Paths) All() []string {
 // comparison: the workbook path must be writable and none of the inputs;
 // the plot directory, when it exists, must be a directory.
 func (p Paths) CheckOutputs(xlsxPath, plotDir string) error {
-	if err := atomicfile.Check("--xlsx", xlsxPath, p.All()...); err != nil {
+	if err := atomicfile.CheckWritable("--xlsx", xlsxPath, p.All()...); err != nil {
 		return err
 	}
 	if plotDir == "" {

@@ -19,7 +19,7 @@ type Experiment struct {
 	A, B        Engine
 	Intentional []string
 	Workload    Workload
-	Check       Check
+	Check       Preflight
 	Sweep       *Sweep // nil: no sweep
 	Runs        Runs
 	Profile     *Profile // nil: no profile
@@ -142,8 +142,8 @@ func (r Random) Spec() (workload.RandomSpec, error) {
 	}, nil
 }
 
-// Check is the pre-flight check.
-type Check struct {
+// Preflight is the experiment's pre-flight check section (check:).
+type Preflight struct {
 	Requests   int    `json:"requests"`
 	OnMismatch string `json:"on_mismatch"` // OnMismatchStop or OnMismatchContinue
 }

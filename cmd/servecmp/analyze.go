@@ -94,7 +94,7 @@ func runAnalyze(ctx context.Context, e *env, f *analyzeFlags, args []string) err
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Check("--save", f.save, analysis.Paths(inputs)...); err != nil {
+	if err := atomicfile.CheckWritable("--save", f.save, analysis.Paths(inputs)...); err != nil {
 		return err
 	}
 	rep, err := analysis.Run(ctx, inputs, set, opts)
@@ -119,7 +119,7 @@ func runMerge(e *env, f *analyzeFlags, args []string) error {
 	if err := f.checkOutput(); err != nil {
 		return err
 	}
-	if err := atomicfile.Check("--save", f.save, args...); err != nil {
+	if err := atomicfile.CheckWritable("--save", f.save, args...); err != nil {
 		return err
 	}
 	rep, err := classify.MergeFiles(args...)

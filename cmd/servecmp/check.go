@@ -60,14 +60,14 @@ func runCheck(ctx context.Context, e *env, o *checkFlags) error {
 	if err != nil || (name != "text" && name != "json") {
 		return usagef("check: --format %q: want text or json", o.format)
 	}
-	if err := atomicfile.Check("--out", o.out, o.Workload); err != nil {
+	if err := atomicfile.CheckWritable("--out", o.out, o.Workload); err != nil {
 		return usagef("check: %v", err)
 	}
 	rep, runErr := o.Run(ctx, e.stderr)
 	if rep == nil {
 		return runErr
 	}
-	if err := emit.Check(e.stdout, e.stderr, o.out, name == "json", rep); err != nil {
+	if err := emit.CheckReport(e.stdout, e.stderr, o.out, name == "json", rep); err != nil {
 		return err
 	}
 	return runErr

@@ -61,9 +61,9 @@ func ReadFile(path string) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// Check reports, through Open's error, whether path names a readable
+// CheckReadable reports, through Open's error, whether path names a readable
 // regular file.
-func Check(path string) error {
+func CheckReadable(path string) error {
 	f, err := Open(path)
 	if err != nil {
 		return err

@@ -9,9 +9,9 @@ import (
 	"github.com/servecmp/servecmp/output/present"
 )
 
-// Check writes a check report as JSON to the file out ("": none, naming
+// CheckReport writes a check report as JSON to the file out ("": none, naming
 // it on log) and to stdout as JSON or, unless asJSON, as text.
-func Check(stdout, log io.Writer, out string, asJSON bool, rep *checkreport.Report) error {
+func CheckReport(stdout, log io.Writer, out string, asJSON bool, rep *checkreport.Report) error {
 	b, err := rep.JSON()
 	if err != nil {
 		return err

@@ -131,7 +131,7 @@ func TestCheck(t *testing.T) {
 	rep := &checkreport.Report{}
 	path := filepath.Join(t.TempDir(), "check.json")
 	var out, log bytes.Buffer
-	if err := Check(&out, &log, path, true, rep); err != nil {
+	if err := CheckReport(&out, &log, path, true, rep); err != nil {
 		t.Fatal(err)
 	}
 	file, err := os.ReadFile(path)
@@ -139,7 +139,7 @@ func TestCheck(t *testing.T) {
 		t.Errorf("json: file %q (%v), stdout %q, stderr %q", file, err, out.String(), log.String())
 	}
 	out.Reset()
-	if err := Check(&out, &log, "", false, rep); err != nil || out.Len() == 0 || bytes.HasPrefix(out.Bytes(), []byte("{")) {
+	if err := CheckReport(&out, &log, "", false, rep); err != nil || out.Len() == 0 || bytes.HasPrefix(out.Bytes(), []byte("{")) {
 		t.Errorf("text: %v, stdout %q", err, out.String())
 	}
 }

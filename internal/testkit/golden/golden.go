@@ -1,6 +1,6 @@
 // Package golden compares test output with files under testdata/.
 //
-// Check compares one output; Run compares a command's stdout and stderr
+// Match compares one output; Run compares a command's stdout and stderr
 // with NAME.stdout and NAME.stderr. A mismatch writes the output beside
 // the golden file as FILE.got; UPDATE_GOLDEN=1 rewrites the golden files
 // instead. Only tests import this package.
@@ -15,10 +15,10 @@ import (
 // Update reports whether golden files are being rewritten.
 func Update() bool { return os.Getenv("UPDATE_GOLDEN") != "" }
 
-// Check compares got with the file at path (relative paths are taken
+// Match compares got with the file at path (relative paths are taken
 // from the package directory at the time of the first call; pass an
 // absolute path when the test changes directory).
-func Check(t testing.TB, path, got string) {
+func Match(t testing.TB, path, got string) {
 	t.Helper()
 	if Update() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -42,6 +42,6 @@ func Check(t testing.TB, path, got string) {
 // Run compares stdout and stderr with base+".stdout" and base+".stderr".
 func Run(t testing.TB, base, stdout, stderr string) {
 	t.Helper()
-	Check(t, base+".stdout", stdout)
-	Check(t, base+".stderr", stderr)
+	Match(t, base+".stdout", stdout)
+	Match(t, base+".stderr", stderr)
 }

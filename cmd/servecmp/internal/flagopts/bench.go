@@ -275,11 +275,11 @@ func (o *Outputs) Validate(inputs ...string) error {
 		return cli.Usagef("--max-failed-share %g: want a share from 0 to 1", o.MaxFailedShare)
 	}
 	if o.Out != "-" {
-		if err := atomicfile.Check("--out", o.Out, inputs...); err != nil {
+		if err := atomicfile.CheckWritable("--out", o.Out, inputs...); err != nil {
 			return &cli.UsageError{Err: err}
 		}
 	}
-	if err := atomicfile.Check("--records", o.Records, inputs...); err != nil {
+	if err := atomicfile.CheckWritable("--records", o.Records, inputs...); err != nil {
 		return &cli.UsageError{Err: err}
 	}
 	if err := atomicfile.CheckDistinct([]string{"--out", "--records"}, []string{o.Out, o.Records}); err != nil {

@@ -58,7 +58,7 @@ func (o *Output) Validate(inputs ...string) error {
 		return cli.Usagef("--out is required")
 	}
 	if o.Path != workload.Stdout {
-		if err := atomicfile.Check("--out", o.Path, inputs...); err != nil {
+		if err := atomicfile.CheckWritable("--out", o.Path, inputs...); err != nil {
 			return &cli.UsageError{Err: err}
 		}
 	}
