@@ -80,7 +80,7 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 	}
 	rep.A = checkreport.Endpoint{URL: redact.URL(a.URL), Model: a.Model, Engine: ca.style, EvidenceSource: evidenceSource(engine.Dialect(ca.style))}
 	rep.B = checkreport.Endpoint{URL: redact.URL(b.URL), Model: b.Model, Engine: cb.style, EvidenceSource: evidenceSource(engine.Dialect(cb.style))}
-	rep.Summary = checkreport.Summarize(rep.Requests)
+	rep.Summary = checkreport.NewSummary(rep.Requests)
 	rep.EndedAt = time.Now().UTC()
 	if rep.Summary.Requests < len(w.Requests) {
 		rep.Summary.Passed = false

@@ -365,18 +365,6 @@ func flat(cs [][]float64) []float64 {
 	return out
 }
 
-// means returns the mean of each non-empty cluster.
-func means(cs [][]float64) []float64 {
-	var out []float64
-	for _, c := range cs {
-		if len(c) > 0 {
-			m, _ := stats.MeanSD(c)
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // throughputMetrics are the per-run figures compared run by run (verdicts.go).
 // The steady_* rows divide the work done inside the steady-state window
 // (the offered load held) by that window, where the summary's figures

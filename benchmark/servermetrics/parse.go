@@ -30,7 +30,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 
 	dto "github.com/prometheus/client_model/go"
@@ -56,18 +55,6 @@ type Snapshot struct {
 	Readings []Reading `json:"readings"`
 	// Families is the number of metric families on the page, known or not.
 	Families int `json:"families"`
-}
-
-// Engine names the engine whose metrics the snapshot holds ("vllm",
-// "sglang", "tgi", "trtllm", "dcgm"; several joined by "+"), or "".
-func (s Snapshot) Engine() string {
-	var names []string
-	for _, r := range s.Readings {
-		if e := engineOf(r.EngineMetric); e != "" && !slices.Contains(names, e) {
-			names = append(names, e)
-		}
-	}
-	return strings.Join(names, "+")
 }
 
 // Parse reads one page in the Prometheus text exposition format and

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -141,8 +142,14 @@ func TestParseEngines(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("got  %v\nwant %v", got, tt.want)
 			}
-			if snap.Engine() != tt.engine {
-				t.Errorf("engine %q, want %q", snap.Engine(), tt.engine)
+			var engines []string
+			for _, r := range snap.Readings {
+				if e := engineOf(r.EngineMetric); e != "" && !slices.Contains(engines, e) {
+					engines = append(engines, e)
+				}
+			}
+			if e := strings.Join(engines, "+"); e != tt.engine {
+				t.Errorf("engine %q, want %q", e, tt.engine)
 			}
 		})
 	}
@@ -159,8 +166,6 @@ func TestParseRejectsGarbage(t *testing.T) {
 		t.Errorf("NaN kept: %+v %v", snap, err)
 	}
 }
-
-func f64(v float64) *float64 { return &v }
 
 func TestSummarise(t *testing.T) {
 	g := &series{engineMetric: "g", kind: result.Gauge, samples: []result.ServerSample{{0, 10}, {1, 1}, {2, 3}, {3, 5}, {4, 100}}}

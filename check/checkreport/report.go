@@ -294,8 +294,8 @@ func window(s []string, d int, e Evidence) []string {
 	return append([]string{}, s[d:end]...)
 }
 
-// Summarize fills the report's summary from its results.
-func Summarize(results []Result) Summary {
+// NewSummary is the report's summary of its results.
+func NewSummary(results []Result) Summary {
 	s := Summary{Requests: len(results), EvidenceCounts: map[Evidence]int{}, Evidence: None}
 	weakest := 0
 	for _, r := range results {

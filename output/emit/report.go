@@ -33,7 +33,7 @@ type Files struct {
 // directory got no plot.
 func (f Files) Write(rep *compare.Report) (warnings []string, err error) {
 	if f.XLSX != "" {
-		if err := xlsx.WriteFileWith(f.XLSX, rep, xlsx.Options{SLO: f.Options.SLO}); err != nil {
+		if err := xlsx.WriteFile(f.XLSX, rep, xlsx.Options{SLO: f.Options.SLO}); err != nil {
 			return nil, f.fail("--xlsx", f.XLSX, err)
 		}
 		f.wrote(f.XLSX)
@@ -50,7 +50,7 @@ func (f Files) Write(rep *compare.Report) (warnings []string, err error) {
 	if err := os.MkdirAll(f.Plots, 0o755); err != nil {
 		return nil, f.fail("--plots", f.Plots, err)
 	}
-	files, err := plots.WriteWith(f.Plots, rep, f.Options)
+	files, err := plots.Write(f.Plots, rep, f.Options)
 	if err != nil {
 		return nil, f.fail("--plots", f.Plots, err)
 	}

@@ -12,13 +12,6 @@ import (
 // axis turns logarithmic.
 const decades = 100
 
-// spansDecades reports whether the positive values of vs span at least two
-// decades.
-func spansDecades(vs []float64) bool {
-	lo, hi := positiveRange(vs)
-	return lo > 0 && hi/lo >= decades
-}
-
 // positiveRange returns the smallest positive and the largest value of vs;
 // lo is 0 when no value is positive.
 func positiveRange(vs []float64) (lo, hi float64) {

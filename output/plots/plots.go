@@ -18,11 +18,12 @@ package plots
 
 import (
 	"fmt"
-	"github.com/servecmp/servecmp/output/present"
 	"image/color"
 	"io"
 	"math"
 	"path/filepath"
+
+	"github.com/servecmp/servecmp/output/present"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -63,14 +64,9 @@ var (
 	}
 )
 
-// Write draws every figure the report has data for into dir and returns
-// the files written.
-func Write(dir string, r *compare.Report) ([]string, error) {
-	return WriteWith(dir, r, Options{})
-}
-
-// WriteWith is Write with options.
-func WriteWith(dir string, r *compare.Report, o Options) ([]string, error) {
+// Write draws every figure the report has data for into dir, with the
+// SLO lines of o, and returns the files written.
+func Write(dir string, r *compare.Report, o Options) ([]string, error) {
 	figs, err := Figures(r, o)
 	if err != nil {
 		return nil, err

@@ -21,7 +21,7 @@ import (
 
 func TestPlotsValid(t *testing.T) {
 	dir := t.TempDir()
-	files, err := WriteWith(dir, fixture.Report(), Options{SLO: map[string]float64{"tpot_ms": 15, "ttft_ms_p99": 150}})
+	files, err := Write(dir, fixture.Report(), Options{SLO: map[string]float64{"tpot_ms": 15, "ttft_ms_p99": 150}})
 	if err != nil {
 		t.Fatal(err)
 	}

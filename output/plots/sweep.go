@@ -1,11 +1,12 @@
 package plots
 
 import (
-	"github.com/servecmp/servecmp/output/present"
 	"image/color"
 	"math"
 	"path/filepath"
 	"strings"
+
+	"github.com/servecmp/servecmp/output/present"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"

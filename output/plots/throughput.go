@@ -1,9 +1,10 @@
 package plots
 
 import (
-	"github.com/servecmp/servecmp/output/present"
 	"image/color"
 	"strconv"
+
+	"github.com/servecmp/servecmp/output/present"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"

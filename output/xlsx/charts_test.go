@@ -51,7 +51,7 @@ type serXML struct {
 func writeFixture(t *testing.T) (string, *excelize.File) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "review.xlsx")
-	if err := WriteFile(path, fixture.Report()); err != nil {
+	if err := WriteFile(path, fixture.Report(), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -274,7 +274,7 @@ func TestFileMode(t *testing.T) {
 		t.Errorf("workbook mode %v, want 0644", st.Mode().Perm())
 	}
 	// Writing again replaces the file, keeping the mode.
-	if err := WriteFile(path, fixture.Report()); err != nil {
+	if err := WriteFile(path, fixture.Report(), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
@@ -286,7 +286,7 @@ func TestFileMode(t *testing.T) {
 // makes a workbook, with no chart that would point at empty ranges.
 func TestMinimalReport(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "min.xlsx")
-	if err := WriteFile(path, &compare.Report{Comparable: true}); err != nil {
+	if err := WriteFile(path, &compare.Report{Comparable: true}, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(readCharts(t, path)); n != 0 {
@@ -300,7 +300,7 @@ func TestMinimalReport(t *testing.T) {
 func TestSLOLines(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "slo.xlsx")
 	o := Options{SLO: map[string]float64{"tpot_ms": 15, "ttft_ms_p99": 150, "ttft_ms_p50": 30}}
-	if err := WriteFileWith(path, fixture.Report(), o); err != nil {
+	if err := WriteFile(path, fixture.Report(), o); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)

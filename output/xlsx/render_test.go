@@ -32,7 +32,7 @@ func TestRendersInLibreOffice(t *testing.T) {
 	}
 	dir := t.TempDir()
 	book := filepath.Join(dir, "review.xlsx")
-	if err := WriteFile(book, fixture.Report()); err != nil {
+	if err := WriteFile(book, fixture.Report(), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	run(t, dir, "soffice", "--headless", "-env:UserInstallation=file://"+filepath.Join(dir, "profile"),

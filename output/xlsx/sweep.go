@@ -1,11 +1,12 @@
 package xlsx
 
 import (
-	"github.com/servecmp/servecmp/output/present"
 	"math"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/servecmp/servecmp/output/present"
 
 	"github.com/xuri/excelize/v2"
 

@@ -53,13 +53,9 @@ type pendingChart struct {
 	chart       *excelize.Chart
 }
 
-// WriteFile writes the workbook to path (mode 0644, atomically).
-func WriteFile(path string, r *compare.Report) error {
-	return WriteFileWith(path, r, Options{})
-}
-
-// WriteFileWith is WriteFile with options.
-func WriteFileWith(path string, r *compare.Report, o Options) error {
+// WriteFile writes the workbook of r to path (internal/atomicfile), with
+// the SLO lines of o drawn on its charts.
+func WriteFile(path string, r *compare.Report, o Options) error {
 	f, err := BuildWith(r, o)
 	if err != nil {
 		return err
@@ -69,11 +65,6 @@ func WriteFileWith(path string, r *compare.Report, o Options) error {
 		_, err := f.WriteTo(w)
 		return err
 	})
-}
-
-// Build returns the workbook for r.
-func Build(r *compare.Report) (*excelize.File, error) {
-	return BuildWith(r, Options{})
 }
 
 // BuildWith is Build with options.

@@ -16,7 +16,7 @@ import (
 func TestWorkbookReadBack(t *testing.T) {
 	rep := fixture.Report()
 	path := filepath.Join(t.TempDir(), "review.xlsx")
-	if err := WriteFile(path, rep); err != nil {
+	if err := WriteFile(path, rep, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -83,7 +83,7 @@ func TestRegionsNumberFormats(t *testing.T) {
 	// Each Regions column carries the format of its unit: milliseconds
 	// (window included) as 0.000, coverage as a percentage.
 	path := filepath.Join(t.TempDir(), "review.xlsx")
-	if err := WriteFile(path, fixture.Report()); err != nil {
+	if err := WriteFile(path, fixture.Report(), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)
@@ -127,7 +127,7 @@ func TestRequestsFailedLatencies(t *testing.T) {
 	rep.RequestsA[0].Records[0].OK = false
 	rep.RequestsA[0].Records[0].ErrorClass = "http_500"
 	path := filepath.Join(t.TempDir(), "review.xlsx")
-	if err := WriteFile(path, rep); err != nil {
+	if err := WriteFile(path, rep, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(path)

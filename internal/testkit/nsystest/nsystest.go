@@ -187,19 +187,12 @@ func (b *Builder) GPU(id int32, name string) {
 // Schema2021 files have neither.
 func (b *Builder) Env(key, value string) { b.env = append(b.env, kv{key, value}) }
 
-// Capture adds a raw META_DATA_CAPTURE row (Schema2024).
-func (b *Builder) Capture(name, value string) { b.capture = append(b.capture, kv{name, value}) }
-
 // Host sets the Hostname row of TARGET_INFO_SYSTEM_ENV (Schema2022 and later).
 func (b *Builder) Host(name string) { b.host = name }
 
 // GraphTraceMode sets PROCESS_0:CUDA_GRAPH_TRACE_OPTIONS:MODE ("Graph" or
 // "Node"; Schema2024).
 func (b *Builder) GraphTraceMode(mode string) { b.graphMode = mode }
-
-// Version sets EXPORT_PRODUCT_VERSION; "" writes no version row.
-// Schema2021 has no metadata table and ignores it.
-func (b *Builder) Version(v string) { b.version = v }
 
 // Kernel adds one kernel (and its launch row unless k.NoLaunch).
 func (b *Builder) Kernel(k K) { b.kernels = append(b.kernels, k) }
@@ -265,10 +258,6 @@ const DefaultHighBits = 1 << 48
 // GlobalPID is the serialized process id written for pid with the
 // default high bits.
 func GlobalPID(pid int64) int64 { return DefaultHighBits | (pid&0xFFFFFF)<<24 }
-
-// GlobalTID is the serialized thread id written for (pid, tid) with the
-// default high bits.
-func GlobalTID(pid, tid int64) int64 { return GlobalPID(pid) | tid&0xFFFFFF }
 
 // HighBits sets the hardware/VM bits (bits 48..63) of every globalPid and
 // globalTid; 0 keeps sums over globalPid small (the speed benchmark sums

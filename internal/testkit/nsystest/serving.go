@@ -2,7 +2,6 @@ package nsystest
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/servecmp/servecmp/event"
@@ -288,17 +287,6 @@ func (g *servingGen) truth() *ServingTruth {
 		t.Regions[WorkKey{PID: w.pid, Device: w.dev, Stream: uint32(w.stream), Start: w.start}] = w.region
 	}
 	return t
-}
-
-// ServingRoles lists the roles of the engine name tables, for Names
-// overrides.
-func ServingRoles() []string {
-	var out []string
-	for k := range servingNames[EngineFA3] {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func generate(o ServingOptions) *servingGen {
