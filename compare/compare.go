@@ -19,8 +19,14 @@
 // the run, not the request, is the unit of every test).
 //
 // LoadInput reads the files of a comparison and New builds the Report, the
-// versioned saved type (Schema) that WriteJSON writes; the readings for
-// people (tables, text, markdown) are internal/present's.
+// versioned saved type (Schema) that WriteJSON writes, with its
+// Conclusion: the typed answer (conclusion.go), decided here once. The
+// readings for people (tables, text, markdown, HTML, workbook, plots) are
+// the output tree's; they print the conclusion's sentence as it is.
+//
+// compare reads the models of benchmark/result and check/checkreport and
+// the GPU-time summaries of classify; it links neither the client, the
+// load generator, the check runner nor the tokenizer.
 //
 // The package never prints and reads files only through the Load* helpers,
 // which open them read-only.

@@ -1,10 +1,12 @@
-// Package emit writes what servecmp's commands produce, below the CLI:
-// a finished run's result file, text summary and warnings, with the exit
-// status its outcome implies (result.go), and the files of a comparison
-// report: workbook, plots, HTML page, report.txt (report.go).
+// Package emit writes what servecmp's commands produce, on the output
+// tree's top: a finished run's result file, text summary and warnings,
+// marking the outcomes a pipeline gates on (ErrNotComparable,
+// ErrTooManyFailures; result.go), and the files of a comparison report:
+// workbook, plots, HTML page, report.txt (report.go).
 //
-// It is on the presentation side: it imports internal/present and the
-// compare renderers; no domain package imports it. Data goes to stdout,
+// It imports output/present and the report renderers (output/xlsx,
+// output/plots, output/html); nothing below the output tree imports it,
+// and the CLI turns its outcomes into exit codes. Data goes to stdout,
 // progress ("wrote FILE") and warnings to stderr, warnings last. Errors
 // name the file or flag they concern.
 package emit

@@ -1,7 +1,7 @@
 // Package html writes a comparison as one self-contained HTML page: the
 // text report's content in its order (layer 1 with the headline first,
 // its tables, notes and warnings; then layer 2 with the GPU-time tables
-// and the profiling limitations), with the plots of compare/plots drawn
+// and the profiling limitations), with the plots of output/plots drawn
 // as inline SVG at the end of the layer they belong to.
 //
 // Invariants: the page loads nothing: no script, no external style sheet,

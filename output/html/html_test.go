@@ -25,7 +25,7 @@ func page(t *testing.T, rep *compare.Report) string {
 // The golden file holds the page without what gonum/plot produces: the
 // embedded font's base64 payload and the drawing inside each <svg>
 // element (paths and text whose last digits may differ across
-// architectures and which compare/plots tests). The <svg> tags, the
+// architectures and which output/plots tests). The <svg> tags, the
 // style sheet and every table are kept.
 var (
 	fontData = regexp.MustCompile(`base64,[A-Za-z0-9+/=]+\)`)
