@@ -10,6 +10,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/engine"
+	"github.com/servecmp/servecmp/benchmark/gputelemetry"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/tokenizer"
@@ -45,6 +46,9 @@ type Config struct {
 
 	// Metrics is the server-metrics scraper; a zero value scrapes nothing.
 	Metrics MetricsConfig
+	// GPU is the GPU telemetry scraper (energy); a zero value scrapes
+	// nothing.
+	GPU GPUConfig
 	// Manifest is what the caller knows of the run; Run adds what it
 	// detects and offers.
 	Manifest ManifestConfig
@@ -73,6 +77,14 @@ type Config struct {
 type MetricsConfig struct {
 	URL   string        // "" = no scraping
 	Every time.Duration // 0 = servermetrics.DefaultInterval
+}
+
+// GPUConfig says which dcgm-exporter endpoints (one per node) report the
+// engine's GPUs, and how often to scrape them between the measured
+// steps' edges.
+type GPUConfig struct {
+	Endpoints []gputelemetry.Endpoint // none = no GPU telemetry
+	Every     time.Duration           // 0 = gputelemetry.DefaultInterval
 }
 
 // ManifestConfig is the caller's part of the manifest.
@@ -117,6 +129,11 @@ func (c *Config) Validate() error {
 	}
 	if err := (&result.Manifest{}).SetAll(c.Manifest.Fields); err != nil {
 		return err
+	}
+	if len(c.GPU.Endpoints) > 0 {
+		if err := (gputelemetry.Config{Endpoints: c.GPU.Endpoints}).Validate(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

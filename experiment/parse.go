@@ -83,11 +83,13 @@ func (p *parser) engine(n *yaml.Node, side, dir string) Engine {
 	var e Engine
 	var launch *yaml.Node
 	h := map[string]func(*yaml.Node){
-		"url":    func(v *yaml.Node) { e.URL = p.httpURL(v, side+".url") },
-		"model":  func(v *yaml.Node) { e.Model = p.nonEmpty(v, side+".model") },
-		"engine": func(v *yaml.Node) { e.Engine = p.name(v, side+".engine") },
-		"extra":  func(v *yaml.Node) { e.Extra = p.stringMap(v, side+".extra") },
-		"launch": func(v *yaml.Node) { launch = v },
+		"url":             func(v *yaml.Node) { e.URL = p.httpURL(v, side+".url") },
+		"model":           func(v *yaml.Node) { e.Model = p.nonEmpty(v, side+".model") },
+		"engine":          func(v *yaml.Node) { e.Engine = p.name(v, side+".engine") },
+		"extra":           func(v *yaml.Node) { e.Extra = p.stringMap(v, side+".extra") },
+		"launch":          func(v *yaml.Node) { launch = v },
+		"gpu_metrics_url": func(v *yaml.Node) { e.GPUMetricsURLs = p.gpuURLs(v, side+".gpu_metrics_url") },
+		"gpus":            func(v *yaml.Node) { e.GPUs = p.gpuSelection(v, side+".gpus") },
 		"trace_dir": func(v *yaml.Node) {
 			if e.TraceDir = p.nonEmpty(v, side+".trace_dir"); e.TraceDir != "" && !filepath.IsAbs(e.TraceDir) {
 				e.TraceDir = filepath.Join(dir, e.TraceDir)
@@ -117,6 +119,7 @@ func (p *parser) engine(n *yaml.Node, side, dir string) Engine {
 	if launch != nil {
 		e.Launch = p.launch(launch, side, e.URL)
 	}
+	p.checkGPU(n, side, &e)
 	return e
 }
 

@@ -28,7 +28,9 @@ const (
 type Endpoint struct {
 	URL string
 	// GPUs selects the engine's GPUs on this node by index ("0") or UUID
-	// ("GPU-…"); empty means every GPU the exporter reports.
+	// ("GPU-…"); empty means every GPU the exporter reports. A UUID that
+	// another exporter reports is not missing here: one selection may
+	// serve every node.
 	GPUs []string
 }
 
@@ -66,9 +68,44 @@ func ParseGPUs(s string) ([]string, error) {
 	return out, nil
 }
 
+// Endpoints reads the exporters of one engine as a user gives them: URLs
+// (one per node) and one GPU selection (ParseGPUs) that serves every
+// node. No URL, or the single word "none", switches GPU telemetry off
+// (nil); a selection without a URL is an error.
+func Endpoints(urls []string, gpus string) ([]Endpoint, error) {
+	sel, err := ParseGPUs(gpus)
+	if err != nil {
+		return nil, err
+	}
+	if len(urls) == 0 || len(urls) == 1 && strings.TrimSpace(urls[0]) == "none" {
+		if len(sel) > 0 {
+			return nil, fmt.Errorf("a GPU selection (%s) needs a GPU exporter URL", strings.Join(sel, ","))
+		}
+		return nil, nil
+	}
+	out := make([]Endpoint, 0, len(urls))
+	for _, u := range urls {
+		u = strings.TrimSpace(u)
+		if u == "none" {
+			return nil, fmt.Errorf(`"none" switches GPU telemetry off: give it alone, without exporter URLs`)
+		}
+		out = append(out, Endpoint{URL: u, GPUs: sel})
+	}
+	if err := (Config{Endpoints: out}).Validate(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// isIndex reports whether a selection token is a GPU index.
+func isIndex(tok string) bool {
+	_, err := strconv.ParseUint(tok, 10, 16)
+	return err == nil
+}
+
 // checkGPUToken accepts a decimal index or a GPU or MIG UUID.
 func checkGPUToken(tok string) error {
-	if _, err := strconv.ParseUint(tok, 10, 16); err == nil {
+	if isIndex(tok) {
 		return nil
 	}
 	if (strings.HasPrefix(tok, "GPU-") || strings.HasPrefix(tok, "MIG-")) && len(tok) <= maxLabel &&
@@ -78,8 +115,8 @@ func checkGPUToken(tok string) error {
 	return fmt.Errorf("GPU selection: %q is neither an index nor a GPU UUID (GPU-…)", clip(tok))
 }
 
-// validate reports a configuration the scraper cannot run.
-func (c Config) validate() error {
+// Validate reports a configuration the scraper cannot run.
+func (c Config) Validate() error {
 	if len(c.Endpoints) == 0 {
 		return fmt.Errorf("GPU telemetry: no exporter URL")
 	}

@@ -91,9 +91,11 @@ func counterAt(cum []pt, t float64) float64 {
 // when the counter has fewer than two distinct values. Its uncertainty
 // adds, at each edge, the split of the interval the edge cuts (partError
 // or extrapError) and how far the counter could have moved while its
-// readings aged (age, at the highest power seen).
-func counterEnergy(cnt, power []pt, a, b float64) (estimate, bool) {
+// readings aged (age, at the highest power seen; at most fresh when that
+// is known, see freshness).
+func counterEnergy(cnt, power []pt, a, b, fresh float64) (estimate, bool) {
 	cp, age := dropBlips(changePoints(cnt))
+	clipAges(age, fresh)
 	if len(cp) < 2 || b < a {
 		return estimate{}, false
 	}

@@ -1,7 +1,9 @@
 // Package gputelemetry samples NVIDIA dcgm-exporter endpoints (one per
 // node) during a benchmark run and turns the samples into the energy the
 // engine's GPUs used over the measurement window, with per-GPU means of
-// the rest of the telemetry and the clock-limiting events seen.
+// the rest of the telemetry and the clock-limiting events seen. What it
+// produces is the result model's (result.GPUTelemetry, result.GPUStats,
+// result.Energy): compare reads it without linking the scraper.
 //
 // Units: power W; energy J (the exporter's counter is mJ and is converted
 // where it enters); utilisation percent 0..100; SM active a ratio 0..1;

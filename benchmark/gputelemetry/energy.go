@@ -9,13 +9,6 @@ import (
 // pt is one point of a series: seconds, value.
 type pt struct{ t, v float64 }
 
-// Energy sources, per GPU and for the engine.
-const (
-	SourceCounter = "counter"        // the energy counter's increase
-	SourcePower   = "power_integral" // the power gauge integrated over time
-	SourceMixed   = "mixed"          // counter, with reset intervals from power (or GPUs disagree)
-)
-
 // interp is the piecewise-linear function through pts (time order) at t,
 // held at its first and last values beyond them.
 func interp(pts []pt, t float64) float64 {
@@ -93,13 +86,14 @@ type estimate struct {
 // powerEnergy integrates the power samples over [a, b]. Its uncertainty
 // adds, at each edge, the split of the interval the edge cuts and how far
 // the integral could move while the readings aged (see changePoints).
-func powerEnergy(power []pt, a, b, pRef float64) (estimate, bool) {
+func powerEnergy(power []pt, a, b, pRef, fresh float64) (estimate, bool) {
 	if len(power) == 0 || b < a {
 		return estimate{}, false
 	}
 	var e estimate
 	e.joules, e.uncovered = integrate(power, a, b)
 	age := ages(power)
+	clipAges(age, fresh)
 	for i := 1; i < len(power); i++ {
 		t0, t1 := power[i-1].t, power[i].t
 		x0, x1 := max(t0, a), min(t1, b)
@@ -154,6 +148,47 @@ func medianGap(pts []pt) float64 {
 	}
 	slices.Sort(gaps)
 	return gaps[len(gaps)/2]
+}
+
+// minFreshPairs is how many edge pairs must all show the energy counter
+// moving before a GPU's readings count as fresh.
+const minFreshPairs = 2
+
+// freshness bounds the age of a GPU's readings from ScrapeNow's pairs:
+// when the energy counter moved across every pair, and there are at least
+// minFreshPairs, the exporter refreshes at least as often as the widest
+// pair's gap, which then bounds every reading's age; 0 (no bound, the age
+// is the gap since the sample before) otherwise. An exporter that
+// refreshes every R seconds moves across a pair δ apart with chance
+// about δ/R, so one refreshing every second passes two pairs 20 ms apart
+// about once in 2,500 runs.
+func freshness(rows []row) float64 {
+	pairs, widest := 0, 0.0
+	for i := 1; i < len(rows); i++ {
+		if !rows[i].pair {
+			continue
+		}
+		p, q := rows[i-1].v[fEnergy], rows[i].v[fEnergy]
+		if math.IsNaN(p) || math.IsNaN(q) || p == q {
+			return 0
+		}
+		pairs++
+		widest = max(widest, rows[i].t-rows[i-1].t)
+	}
+	if pairs < minFreshPairs {
+		return 0
+	}
+	return widest
+}
+
+// clipAges bounds every age by fresh when it is known (> 0).
+func clipAges(age []float64, fresh float64) {
+	if fresh <= 0 {
+		return
+	}
+	for i := range age {
+		age[i] = min(age[i], fresh)
+	}
 }
 
 // changePoints keeps the first sample of each run of equal counter values:

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // runWindow scrapes s around a window of length d and returns the
@@ -37,7 +39,7 @@ func TestStandInConstantPower(t *testing.T) {
 		name      string
 		noCounter bool
 		source    string
-	}{{"counter", false, SourceCounter}, {"power", true, SourcePower}} {
+	}{{"counter", false, result.EnergyFromCounter}, {"power", true, result.EnergyFromPower}} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := &standIn{host: "node-a", watts: []float64{300, 250}, noCounter: tc.noCounter}
 			b := &standIn{host: "node-b", watts: []float64{400, 350}, noCounter: tc.noCounter}
@@ -74,7 +76,7 @@ func TestStandInConstantPower(t *testing.T) {
 			if (g.CounterJ == nil) != tc.noCounter || g.PowerIntegralJ == nil || !near(*g.PowerIntegralJ, 300*(we-ws), 0.01) {
 				t.Errorf("gpu 0 estimates counter %v power %v", g.CounterJ, g.PowerIntegralJ)
 			}
-			if len(res.Power) == 0 || len(res.Power) > MaxPowerPoints || !near(res.Power[len(res.Power)/2][1], 1300, 1e-9) {
+			if len(res.Power) == 0 || len(res.Power) > result.MaxPowerPoints || !near(res.Power[len(res.Power)/2][1], 1300, 1e-9) {
 				t.Errorf("power series %d points, mid %v", len(res.Power), res.Power[len(res.Power)/2])
 			}
 		})
@@ -110,31 +112,31 @@ func TestCounterResets(t *testing.T) {
 				return 7e9 + watts*t*1000
 			}
 			return watts * (t - 5.5) * 1000
-		}, SourceMixed},
+		}, result.EnergyFromMixed},
 		{"wrap-like drop", func(t float64) float64 {
 			if t < 5.5 {
 				return (1 << 53) - 2e7 + watts*t*1000
 			}
 			return watts * (t - 5.5) * 1000
-		}, SourceMixed},
+		}, result.EnergyFromMixed},
 		{"jump forward", func(t float64) float64 {
 			if t >= 6 {
 				return 1e6 + 1e12 + watts*t*1000
 			}
 			return 1e6 + watts*t*1000
-		}, SourceMixed},
+		}, result.EnergyFromMixed},
 		{"one step back", func(t float64) float64 {
 			if t == 5 {
 				return 1e6 + watts*4*1000 - 1000
 			}
 			return 1e6 + watts*t*1000
-		}, SourceCounter},
+		}, result.EnergyFromCounter},
 		{"one spike", func(t float64) float64 {
 			if t == 5 {
 				return 1e15
 			}
 			return 1e6 + watts*t*1000
-		}, SourceCounter},
+		}, result.EnergyFromCounter},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -142,7 +144,7 @@ func TestCounterResets(t *testing.T) {
 			series(t, s, 11, func(t float64) map[string]float64 { return map[string]float64{power: watts, energy: tc.counter(t)} })
 			res := s.Result(1.5, 8.5)
 			g := res.GPUs[0]
-			resets := map[string]int{SourceMixed: 1, SourceCounter: 0}[tc.source]
+			resets := map[string]int{result.EnergyFromMixed: 1, result.EnergyFromCounter: 0}[tc.source]
 			if !near(*g.EnergyJ, watts*7, 1e-9) || g.Source != tc.source || g.CounterResets != resets || g.LowerBound || !res.Complete {
 				t.Errorf("with power: %+v; warnings %q", g, res.Warnings)
 			}
@@ -158,7 +160,7 @@ func TestCounterResets(t *testing.T) {
 		g := res.GPUs[0]
 		// The interval (5, 6) counts only what came after the reset: 100 J
 		// of its 200.
-		if !near(*g.EnergyJ, watts*7-100, 1e-9) || !g.LowerBound || res.Complete || g.Source != SourceCounter {
+		if !near(*g.EnergyJ, watts*7-100, 1e-9) || !g.LowerBound || res.Complete || g.Source != result.EnergyFromCounter {
 			t.Errorf("%+v complete %v", g, res.Complete)
 		}
 		if !strings.Contains(strings.Join(res.Warnings, "\n"), "lower bound") {
@@ -174,7 +176,7 @@ func TestMissingCounter(t *testing.T) {
 	series(t, s, 11, func(t float64) map[string]float64 { return map[string]float64{power: 100 + 40*t} })
 	res := s.Result(2.5, 7.5)
 	g := res.GPUs[0]
-	if g.Source != SourcePower || !near(*g.EnergyJ, 1500, 1e-12) || g.CounterJ != nil || !near(*g.MeanPowerW, 300, 1e-12) {
+	if g.Source != result.EnergyFromPower || !near(*g.EnergyJ, 1500, 1e-12) || g.CounterJ != nil || !near(*g.MeanPowerW, 300, 1e-12) {
 		t.Errorf("%+v", g)
 	}
 	if !strings.Contains(strings.Join(res.Warnings, "\n"), "no energy counter") {

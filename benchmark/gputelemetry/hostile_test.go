@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 const lbl = `gpu="0",UUID="GPU-aaaaaaaa-0000-0000-0000-000000000000",Hostname="h"`
@@ -34,7 +36,7 @@ func TestHostilePage(t *testing.T) {
 		{"util over 100", "DCGM_FI_DEV_GPU_UTIL{" + lbl + "} 101\n", func(p page) bool { return p.invalid[fUtil] == 1 }},
 		{"no labels", "DCGM_FI_DEV_POWER_USAGE 300\n", func(p page) bool { return p.unlabeled == 1 && len(p.gpus) == 0 }},
 		{"index not a number", `DCGM_FI_DEV_POWER_USAGE{gpu="zero"} 300` + "\n", func(p page) bool { return p.unlabeled == 1 }},
-		{"index only", `DCGM_FI_DEV_POWER_USAGE{gpu="3"} 300` + "\n", func(p page) bool { return len(p.gpus) == 1 && p.gpus[0].id.key() == "#3" }},
+		{"index only", `DCGM_FI_DEV_POWER_USAGE{gpu="3"} 300` + "\n", func(p page) bool { return len(p.gpus) == 1 && keyOf(p.gpus[0].id) == "#3" }},
 		{"duplicate", "DCGM_FI_DEV_POWER_USAGE{" + lbl + `,GPU_I_ID="1"} 300` + "\nDCGM_FI_DEV_POWER_USAGE{" + lbl + `,GPU_I_ID="2"} 900` + "\n",
 			func(p page) bool { return p.dups == 1 && p.gpus[0].v[fPower] == 300 }},
 		{"both event names", "DCGM_FI_DEV_CLOCKS_EVENT_REASONS{" + lbl + "} 4\nDCGM_FI_DEV_CLOCK_THROTTLE_REASONS{" + lbl + "} 64\n",
@@ -185,7 +187,11 @@ func TestThinning(t *testing.T) {
 	for i := range 3 * maxRows {
 		p, _ := parsePage([]byte(one(map[string]float64{power: 250, energy: 1e6 + 250e3*float64(i)})))
 		s.mu.Lock()
-		s.record(s.nodes[0], p, float64(i), i == 1000 || i == 5000)
+		how := periodic
+		if i == 1000 || i == 5000 {
+			how = edge
+		}
+		s.record(s.nodes[0], p, float64(i), how)
 		s.mu.Unlock()
 	}
 	g := s.nodes[0].gpus[uuidOf("a", 0)]
@@ -199,7 +205,7 @@ func TestThinning(t *testing.T) {
 		t.Errorf("%d rows, %d pinned, first %v last %v", len(g.rows), pinned, g.rows[0].t, g.rows[len(g.rows)-1].t)
 	}
 	res := s.Result(1000, 5000)
-	if !near(*res.GPUs[0].EnergyJ, 250*4000, 1e-12) || len(res.Power) > MaxPowerPoints {
+	if !near(*res.GPUs[0].EnergyJ, 250*4000, 1e-12) || len(res.Power) > result.MaxPowerPoints {
 		t.Errorf("energy %v, %d power points", *res.GPUs[0].EnergyJ, len(res.Power))
 	}
 }

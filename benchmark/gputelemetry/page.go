@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/servecmp/servecmp/benchmark/result"
+
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/servecmp/servecmp/benchmark/promscrape"
@@ -18,28 +20,17 @@ const (
 	maxGPUsPerNode = 64
 )
 
-// GPUID is what an exporter's labels say about one GPU.
-type GPUID struct {
-	Index    string `json:"index,omitempty"` // the exporter's "gpu" label
-	UUID     string `json:"uuid,omitempty"`
-	PCIBusID string `json:"pci_bus_id,omitempty"`
-	Device   string `json:"device,omitempty"`
-	Model    string `json:"model,omitempty"`
-	Host     string `json:"hostname,omitempty"`
-	Driver   string `json:"driver_version,omitempty"`
-}
-
-// key identifies the GPU within its node: the UUID, else the index.
-func (g GPUID) key() string {
+// keyOf identifies a GPU within its node: the UUID, else the index.
+func keyOf(g result.GPUID) string {
 	if g.UUID != "" {
 		return g.UUID
 	}
 	return "#" + g.Index
 }
 
-// label names the GPU within its node for messages: "gpu0", else the
+// labelOf names a GPU within its node for messages: "gpu0", else the
 // UUID.
-func (g GPUID) label() string {
+func labelOf(g result.GPUID) string {
 	if g.Index != "" {
 		return "gpu" + g.Index
 	}
@@ -48,7 +39,7 @@ func (g GPUID) label() string {
 
 // reading is one GPU's fields in one page; NaN marks an absent field.
 type reading struct {
-	id GPUID
+	id result.GPUID
 	v  [nFields]float64
 }
 
@@ -93,14 +84,14 @@ func (p *page) addFamily(f field, mf *dto.MetricFamily, at map[string]int) {
 			p.invalid[f]++
 			continue
 		}
-		i, seen := at[id.key()]
+		i, seen := at[keyOf(id)]
 		if !seen {
 			if len(p.gpus) >= maxGPUsPerNode {
 				p.overCap++
 				continue
 			}
 			i = len(p.gpus)
-			at[id.key()] = i
+			at[keyOf(id)] = i
 			r := reading{id: id}
 			for j := range r.v {
 				r.v[j] = math.NaN()
@@ -121,8 +112,8 @@ func (p *page) addFamily(f field, mf *dto.MetricFamily, at map[string]int) {
 
 // labelsOf reads a series' GPU labels; false when it names no GPU (no
 // UUID and no decimal index).
-func labelsOf(m *dto.Metric) (GPUID, bool) {
-	var id GPUID
+func labelsOf(m *dto.Metric) (result.GPUID, bool) {
+	var id result.GPUID
 	for _, lp := range m.GetLabel() {
 		v := clip(lp.GetValue())
 		switch lp.GetName() {

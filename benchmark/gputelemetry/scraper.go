@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/result"
+
 	"github.com/servecmp/servecmp/benchmark/promscrape"
 	"github.com/servecmp/servecmp/internal/redact"
 )
@@ -15,16 +17,31 @@ import (
 // sample is dropped (the period doubles), edge samples kept.
 const maxRows = 2048
 
+// mark says why a scrape was taken.
+type mark uint8
+
+const (
+	periodic mark = iota // Run's polling
+	edge                 // ScrapeNow's first scrape, at a window edge
+	edgePair             // ScrapeNow's second, pairGap after the first
+)
+
+// pairGap separates the two scrapes of ScrapeNow: an exporter whose
+// energy counter changes across every such pair refreshes its readings at
+// least that often (freshness).
+const pairGap = 20 * time.Millisecond
+
 // row is one GPU's readings in one scrape; NaN marks an absent field.
 type row struct {
 	t      float64 // seconds from the run start
 	pinned bool    // taken by ScrapeNow at a window edge
+	pair   bool    // the second scrape of a ScrapeNow
 	v      [nFields]float64
 }
 
 // gpuSeries is one GPU's samples in time order.
 type gpuSeries struct {
-	id   GPUID // labels of the latest page
+	id   result.GPUID // labels of the latest page
 	rows []row
 }
 
@@ -66,7 +83,7 @@ type Scraper struct {
 
 // New checks cfg and returns a scraper for it.
 func New(cfg Config) (*Scraper, error) {
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	s := &Scraper{every: cfg.Every, timeout: cfg.Timeout, client: cfg.Client, first: make(chan struct{})}
@@ -125,14 +142,14 @@ func (s *Scraper) poll(ctx context.Context, n *node, firstDone func()) {
 	t := time.NewTicker(s.every)
 	defer t.Stop()
 	for {
-		ok := s.scrape(ctx, n, false)
+		ok := s.scrape(ctx, n, periodic)
 		firstDone()
 		if !ok {
 			return
 		}
 		select {
 		case <-ctx.Done():
-			s.scrape(context.WithoutCancel(ctx), n, false)
+			s.scrape(context.WithoutCancel(ctx), n, periodic)
 			return
 		case <-t.C:
 		}
@@ -141,19 +158,30 @@ func (s *Scraper) poll(ctx context.Context, n *node, firstDone func()) {
 
 // ScrapeNow scrapes every exporter at once and waits: a caller takes it
 // right before a measured phase starts and right after it ends, so that
-// both edges have a sample. Run must have been started (it sets the time
-// base).
+// both edges have a sample. Each exporter is scraped twice, pairGap
+// apart: when its energy counter moves across every such pair, its
+// readings are fresh to within the pair's gap (freshness), which bounds
+// the readings' age at the edges far tighter than the polling period
+// does. Run must have been started (it sets the time base).
 func (s *Scraper) ScrapeNow(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, n := range s.nodes {
-		wg.Go(func() { s.scrape(ctx, n, true) })
+		wg.Go(func() {
+			if s.scrape(ctx, n, edge) {
+				select {
+				case <-time.After(pairGap):
+					s.scrape(ctx, n, edgePair)
+				case <-ctx.Done():
+				}
+			}
+		})
 	}
 	wg.Wait()
 }
 
 // scrape fetches one page of n and records it. It returns false when the
 // exporter is missing and polling should stop.
-func (s *Scraper) scrape(ctx context.Context, n *node, pinned bool) bool {
+func (s *Scraper) scrape(ctx context.Context, n *node, how mark) bool {
 	s.mu.Lock()
 	stopped := n.stopped != ""
 	s.mu.Unlock()
@@ -188,12 +216,12 @@ func (s *Scraper) scrape(ctx context.Context, n *node, pinned bool) bool {
 		return true
 	}
 	n.scrapes++
-	s.record(n, p, t0.Add(t1.Sub(t0)/2).Sub(s.start).Seconds(), pinned)
+	s.record(n, p, t0.Add(t1.Sub(t0)/2).Sub(s.start).Seconds(), how)
 	return true
 }
 
 // record files a parsed page's selected GPUs under n. Caller holds s.mu.
-func (s *Scraper) record(n *node, p page, at float64, pinned bool) {
+func (s *Scraper) record(n *node, p page, at float64, how mark) {
 	n.dups += p.dups
 	n.unlabeled += p.unlabeled
 	n.overCap += p.overCap
@@ -203,29 +231,29 @@ func (s *Scraper) record(n *node, p page, at float64, pinned bool) {
 	for _, r := range p.gpus {
 		if !n.selects(r.id) {
 			if len(n.others) < maxGPUsPerNode {
-				n.others = append(n.others, r.id.key())
+				n.others = append(n.others, keyOf(r.id))
 			}
 			continue
 		}
-		g := n.gpus[r.id.key()]
+		g := n.gpus[keyOf(r.id)]
 		if g == nil {
 			if s.totalGPUs >= maxGPUsTotal || len(n.gpus) >= maxGPUsPerNode {
 				n.overCap++
 				continue
 			}
 			g = &gpuSeries{}
-			n.gpus[r.id.key()] = g
-			n.order = append(n.order, r.id.key())
+			n.gpus[keyOf(r.id)] = g
+			n.order = append(n.order, keyOf(r.id))
 			s.totalGPUs++
 		}
 		g.id = r.id
-		g.add(row{t: at, pinned: pinned, v: r.v})
+		g.add(row{t: at, pinned: how != periodic, pair: how == edgePair, v: r.v})
 	}
 }
 
 // selects reports whether the engine owns the GPU, noting the token that
 // matched.
-func (n *node) selects(id GPUID) bool {
+func (n *node) selects(id result.GPUID) bool {
 	if len(n.sel) == 0 {
 		return true
 	}

@@ -4,13 +4,15 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // powerSeries resamples the GPUs' summed power onto an even grid over the
-// whole recording: at most MaxPowerPoints points, no finer than half the
+// whole recording: at most result.MaxPowerPoints points, no finer than half the
 // scrape interval. A GPU adds to a point only between its first and last
 // power sample.
-func powerSeries(gs []*gpuSeries, every float64) []Sample {
+func powerSeries(gs []*gpuSeries, every float64) []result.PowerSample {
 	var cols [][]pt
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, g := range gs {
@@ -20,14 +22,14 @@ func powerSeries(gs []*gpuSeries, every float64) []Sample {
 		}
 	}
 	if len(cols) == 0 {
-		return []Sample{}
+		return []result.PowerSample{}
 	}
-	n := MaxPowerPoints
+	n := result.MaxPowerPoints
 	if every > 0 {
 		n = min(n, int((hi-lo)/(every/2))+1)
 	}
 	n = max(n, 1)
-	out := make([]Sample, 0, n)
+	out := make([]result.PowerSample, 0, n)
 	for j := range n {
 		t := lo
 		if n > 1 {
@@ -39,20 +41,20 @@ func powerSeries(gs []*gpuSeries, every float64) []Sample {
 				sum += interp(c, t)
 			}
 		}
-		out = append(out, Sample{t, sum})
+		out = append(out, result.PowerSample{t, sum})
 	}
 	return out
 }
 
 // contractOf reads the resource contract off the GPUs' labels.
-func contractOf(gpus []GPU) Contract {
+func contractOf(gpus []result.GPUStats) result.GPUContract {
 	var models, drivers, nodes []string
 	for _, g := range gpus {
 		models = appendNew(models, g.Model)
 		drivers = appendNew(drivers, g.Driver)
 		nodes = appendNew(nodes, g.Node)
 	}
-	return Contract{
+	return result.GPUContract{
 		GPUType:       strings.Join(models, " + "),
 		GPUCount:      len(gpus),
 		DriverVersion: strings.Join(drivers, " + "),

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/result"
+
 	"github.com/servecmp/servecmp/servesim"
 )
 
@@ -68,7 +70,7 @@ func TestAgainstSimulator(t *testing.T) {
 		res := s.Result(ws, we)
 		e := res.Energy(1000, 8)
 		want := 2*70 + 8*perSeq
-		if e == nil || e.Source != SourceCounter || e.GPUs != 2 || !near(e.MeanPowerW, want, 0.02) || !res.Complete ||
+		if e == nil || e.Source != result.EnergyFromCounter || e.GPUs != 2 || !near(e.MeanPowerW, want, 0.02) || !res.Complete ||
 			res.Contract.GPUType != "serve-sim GPU" || res.Throttled {
 			t.Fatalf("W/seq %v: energy %+v, want %v W; complete %v; warnings %q", perSeq, e, want, res.Complete, res.Warnings)
 		}

@@ -156,7 +156,7 @@ func feed(t *testing.T, s *Scraper, i int, at float64, body string) {
 	}
 	s.mu.Lock()
 	s.nodes[i].scrapes++
-	s.record(s.nodes[i], p, at, false)
+	s.record(s.nodes[i], p, at, periodic)
 	s.mu.Unlock()
 }
 

@@ -5,12 +5,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // Result summarises the samples recorded so far over the window
 // [windowStart, windowEnd] (seconds from the run start; math.Inf(1) as
 // the end means "to the last sample").
-func (s *Scraper) Result(windowStart, windowEnd float64) *Result {
+func (s *Scraper) Result(windowStart, windowEnd float64) *result.GPUTelemetry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if math.IsInf(windowEnd, 1) {
@@ -21,13 +23,13 @@ func (s *Scraper) Result(windowStart, windowEnd float64) *Result {
 			}
 		}
 	}
-	res := &Result{IntervalS: s.every.Seconds(), WindowStartS: windowStart, WindowEndS: windowEnd,
-		Exporters: []Exporter{}, GPUs: []GPU{}, Power: []Sample{}}
+	res := &result.GPUTelemetry{IntervalS: s.every.Seconds(), WindowStartS: windowStart, WindowEndS: windowEnd,
+		Exporters: []result.GPUExporter{}, GPUs: []result.GPUStats{}, Power: []result.PowerSample{}}
 	var w []string
 	owner := map[string]string{} // UUID -> exporter that reported it first
 	var kept []*gpuSeries
 	for _, n := range s.nodes {
-		ex := Exporter{URL: n.url, Scrapes: n.scrapes, ScrapeErrors: n.errors}
+		ex := result.GPUExporter{URL: n.url, Scrapes: n.scrapes, ScrapeErrors: n.errors}
 		for _, key := range n.sortedKeys() {
 			g := n.gpus[key]
 			if u := g.id.UUID; u != "" {
@@ -49,13 +51,16 @@ func (s *Scraper) Result(windowStart, windowEnd float64) *Result {
 	}
 	res.Contract = contractOf(res.GPUs)
 	res.Power = powerSeries(kept, s.every.Seconds())
+	var limiting uint64
 	for _, g := range res.GPUs {
-		res.Throttled = res.Throttled || Throttling(g.ClockEventMask)
+		limiting |= g.ClockEventMask & limitingMask
 	}
+	res.Throttled, res.ThrottleReasons = limiting != 0, DecodeEvents(limiting)
 	res.Warnings = append(s.nodeWarnings(), w...)
 	gw, complete := gpuWarnings(res)
 	res.Warnings = append(res.Warnings, gw...)
-	res.Complete = complete && s.nodesComplete() && len(res.GPUs) > 0
+	res.Contract.Partial = !s.nodesComplete()
+	res.Complete = complete && !res.Contract.Partial && len(res.GPUs) > 0
 	return res
 }
 
@@ -92,16 +97,17 @@ func column(rows []row, f field) []pt {
 }
 
 // summariseGPU computes one GPU's figures over [a, b].
-func summariseGPU(g *gpuSeries, node string, a, b float64) GPU {
-	out := GPU{GPUID: g.id, Node: node}
+func summariseGPU(g *gpuSeries, node string, a, b float64) result.GPUStats {
+	out := result.GPUStats{GPUID: g.id, Node: node}
 	for _, r := range g.rows {
 		if r.t >= a && r.t <= b {
 			out.WindowSamples++
 		}
 	}
 	power := column(g.rows, fPower)
-	ce, okC := counterEnergy(column(g.rows, fEnergy), power, a, b)
-	pe, okP := powerEnergy(power, a, b, peakPower(power, nil))
+	fresh := freshness(g.rows)
+	ce, okC := counterEnergy(column(g.rows, fEnergy), power, a, b, fresh)
+	pe, okP := powerEnergy(power, a, b, peakPower(power, nil), fresh)
 	if okC {
 		out.CounterJ = ptr(ce.joules)
 	}
@@ -111,12 +117,12 @@ func summariseGPU(g *gpuSeries, node string, a, b float64) GPU {
 	est := pe
 	switch {
 	case okC:
-		est, out.Source = ce, SourceCounter
+		est, out.Source = ce, result.EnergyFromCounter
 		if ce.mixed {
-			out.Source = SourceMixed
+			out.Source = result.EnergyFromMixed
 		}
 	case okP:
-		out.Source = SourcePower
+		out.Source = result.EnergyFromPower
 	}
 	if okC || okP {
 		out.EnergyJ = ptr(est.joules)
@@ -132,7 +138,7 @@ func summariseGPU(g *gpuSeries, node string, a, b float64) GPU {
 }
 
 // gauges fills the means and peaks of the gauge fields.
-func gauges(out *GPU, rows []row, a, b float64) {
+func gauges(out *result.GPUStats, rows []row, a, b float64) {
 	out.MeanPowerW, out.PeakPowerW = meanOver(column(rows, fPower), a, b), peakIn(column(rows, fPower), a, b)
 	out.MeanUtilPct = meanOver(column(rows, fUtil), a, b)
 	out.MeanSMActive = meanOver(column(rows, fSMActive), a, b)
@@ -177,7 +183,7 @@ func peakIn(pts []pt, a, b float64) *float64 {
 // events ORs the clock event masks of the samples in [a, b] and of the
 // last one before and the first one after it: an event seen at an edge
 // sample likely reached into the window.
-func events(out *GPU, rows []row, a, b float64) {
+func events(out *result.GPUStats, rows []row, a, b float64) {
 	ev := column(rows, fEvents)
 	lo := sortSearch(ev, func(p pt) bool { return p.t >= a }) - 1
 	hi := sortSearch(ev, func(p pt) bool { return p.t > b })
@@ -207,3 +213,4 @@ func sortSearch(pts []pt, ok func(pt) bool) int {
 	})
 	return i
 }
+func ptr(v float64) *float64 { return &v }

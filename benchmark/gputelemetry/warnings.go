@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // Thresholds of the result's warnings.
@@ -28,7 +30,7 @@ func (s *Scraper) nodeWarnings() []string {
 		case n.errors > 0:
 			w = append(w, fmt.Sprintf("%s%d of %d scrapes failed; first error: %s", p, n.errors, n.errors+n.scrapes, n.firstErr))
 		}
-		if missing := n.missing(); n.scrapes > 0 && len(missing) > 0 {
+		if missing := n.missing(s.uuidsHit()); n.scrapes > 0 && len(missing) > 0 {
 			w = append(w, fmt.Sprintf("%sselected GPU(s) %s not found; it reports %s", p, strings.Join(missing, ", "), orNone(n.reported())))
 		} else if n.scrapes > 0 && len(n.gpus) == 0 {
 			w = append(w, p+"no GPU series (DCGM_FI_DEV_*) on its page")
@@ -56,22 +58,38 @@ func (s *Scraper) nodeWarnings() []string {
 	return w
 }
 
-// missing lists the selection tokens that matched no GPU.
-func (n *node) missing() []string {
+// missing lists the selection tokens that matched no GPU: an index
+// that none of n's GPUs has, or a UUID that no exporter reported (one
+// selection serves every node, and a UUID lives on one of them).
+func (n *node) missing(uuids map[string]bool) []string {
 	var out []string
 	for _, tok := range n.ep.GPUs {
-		if !n.hit[tok] {
+		if !n.hit[tok] && !uuids[tok] {
 			out = append(out, tok)
 		}
 	}
 	return out
 }
 
+// uuidsHit is the set of selected UUIDs some exporter reported. Caller
+// holds s.mu.
+func (s *Scraper) uuidsHit() map[string]bool {
+	hit := map[string]bool{}
+	for _, n := range s.nodes {
+		for tok := range n.hit {
+			if !isIndex(tok) {
+				hit[tok] = true
+			}
+		}
+	}
+	return hit
+}
+
 // reported lists the GPUs the exporter reports, selected or not.
 func (n *node) reported() []string {
 	out := slices.Clone(n.others)
 	for _, k := range n.order {
-		out = append(out, n.gpus[k].id.key())
+		out = append(out, keyOf(n.gpus[k].id))
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -88,7 +106,7 @@ func orNone(s []string) string {
 // selected GPU was found. Caller holds s.mu.
 func (s *Scraper) nodesComplete() bool {
 	for _, n := range s.nodes {
-		if n.stopped != "" || n.scrapes == 0 || len(n.missing()) > 0 {
+		if n.stopped != "" || n.scrapes == 0 || len(n.missing(s.uuidsHit())) > 0 {
 			return false
 		}
 	}
@@ -98,17 +116,17 @@ func (s *Scraper) nodesComplete() bool {
 // gpuWarnings reports GPUs whose energy is missing, partial, uncertain,
 // inconsistent or taken under clock-limiting events, and whether every
 // GPU's energy is complete.
-func gpuWarnings(res *Result) ([]string, bool) {
+func gpuWarnings(res *result.GPUTelemetry) ([]string, bool) {
 	win := res.WindowEndS - res.WindowStartS
 	var noEnergy, noCounter, partial, lower, reset, disagree, throttled []string
 	total, unc := 0.0, 0.0
 	for _, g := range res.GPUs {
-		name := g.Node + "/" + g.label()
+		name := g.Node + "/" + labelOf(g.GPUID)
 		switch {
 		case g.EnergyJ == nil:
 			noEnergy = append(noEnergy, name)
 			continue
-		case g.Source == SourcePower:
+		case g.Source == result.EnergyFromPower:
 			noCounter = append(noCounter, name)
 		}
 		total, unc = total+*g.EnergyJ, unc+g.UncertaintyJ
@@ -147,7 +165,7 @@ func gpuWarnings(res *Result) ([]string, bool) {
 }
 
 // refreshHint names the slowest refresh period seen, when known.
-func refreshHint(gpus []GPU) string {
+func refreshHint(gpus []result.GPUStats) string {
 	r := 0.0
 	for _, g := range gpus {
 		r = max(r, deref(g.RefreshS))
