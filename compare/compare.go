@@ -109,6 +109,9 @@ type Report struct {
 	RequestsA []Records `json:"-"`
 	RequestsB []Records `json:"-"`
 	GPU       *GPUTime  `json:"gpu_time,omitempty"`
+	// Energy is the runs' GPU energy and telemetry (energy rows are in
+	// Metrics); nil when no run carries GPU telemetry.
+	Energy *EnergyReport `json:"energy,omitempty"`
 	// SLO is the objective's part (goodput rows are in Metrics); nil
 	// without an SLO.
 	SLO      *SLOReport `json:"slo,omitempty"`
