@@ -209,16 +209,15 @@ func changePoints(cnt []pt) (cp []pt, age []float64) {
 	return cp, age
 }
 
-// peakPower is the highest power seen: the gauge's peak, else (no gauge)
-// the highest mean power of a counter interval at least half the median
-// interval long (shorter ones magnify the jitter of sample times).
+// peakPower is the highest power seen: the larger of the gauge's peak
+// and the highest mean power of a counter interval at least half the
+// median interval long (shorter ones magnify the jitter of sample times).
+// Both count: a gauge sampled only between bursts of load understates the
+// power the counter shows was drawn.
 func peakPower(power, cum []pt) float64 {
 	p := 0.0
 	for _, q := range power {
 		p = max(p, q.v)
-	}
-	if len(power) > 0 {
-		return p
 	}
 	minDT := medianGap(cum) / 2
 	for i := 1; i < len(cum); i++ {

@@ -142,7 +142,7 @@ func (s *Scraper) poll(ctx context.Context, n *node, firstDone func()) {
 	t := time.NewTicker(s.every)
 	defer t.Stop()
 	for {
-		ok := s.scrape(ctx, n, periodic)
+		_, ok := s.scrape(ctx, n, periodic)
 		firstDone()
 		if !ok {
 			return
@@ -167,7 +167,7 @@ func (s *Scraper) ScrapeNow(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, n := range s.nodes {
 		wg.Go(func() {
-			if s.scrape(ctx, n, edge) {
+			if answered, _ := s.scrape(ctx, n, edge); answered {
 				select {
 				case <-time.After(pairGap):
 					s.scrape(ctx, n, edgePair)
@@ -179,14 +179,15 @@ func (s *Scraper) ScrapeNow(ctx context.Context) {
 	wg.Wait()
 }
 
-// scrape fetches one page of n and records it. It returns false when the
-// exporter is missing and polling should stop.
-func (s *Scraper) scrape(ctx context.Context, n *node, how mark) bool {
+// scrape fetches one page of n and records it. It reports whether the
+// exporter answered with a page, and keep false when it is missing and
+// polling should stop.
+func (s *Scraper) scrape(ctx context.Context, n *node, how mark) (answered, keep bool) {
 	s.mu.Lock()
 	stopped := n.stopped != ""
 	s.mu.Unlock()
 	if stopped {
-		return false
+		return false, false
 	}
 	sctx, cancel := context.WithTimeout(ctx, s.timeout)
 	t0 := time.Now()
@@ -200,7 +201,7 @@ func (s *Scraper) scrape(ctx context.Context, n *node, how mark) bool {
 	t1 := time.Now()
 	cancel()
 	if err != nil && ctx.Err() != nil {
-		return true // cancelled mid-request: not the exporter's fault
+		return false, true // cancelled mid-request: not the exporter's fault
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -211,13 +212,13 @@ func (s *Scraper) scrape(ctx context.Context, n *node, how mark) bool {
 		}
 		if status == http.StatusNotFound || status == http.StatusMethodNotAllowed || status == http.StatusNotImplemented {
 			n.stopped = n.firstErr
-			return false
+			return false, false
 		}
-		return true
+		return false, true
 	}
 	n.scrapes++
 	s.record(n, p, t0.Add(t1.Sub(t0)/2).Sub(s.start).Seconds(), how)
-	return true
+	return true, true
 }
 
 // record files a parsed page's selected GPUs under n. Caller holds s.mu.
