@@ -14,6 +14,11 @@ const (
 	maxUncoveredFrac   = 0.01 // of the window, per GPU, before Complete is cleared
 	maxUncertaintyFrac = 0.05 // of the energy, before a warning
 	maxDisagreeFrac    = 0.25 // counter vs power integral, before a warning
+	// minCrossCheck is the fewest samples inside the window with which
+	// the power integral is a fair check of the counter: with fewer, the
+	// gauge misses the load between them and the two disagree by
+	// construction.
+	minCrossCheck = 10
 )
 
 // nodeWarnings reports each exporter's failures and dropped input.
@@ -138,7 +143,7 @@ func gpuWarnings(res *result.GPUTelemetry) ([]string, bool) {
 		} else if g.CounterResets > 0 {
 			reset = append(reset, name)
 		}
-		if c, p := g.CounterJ, g.PowerIntegralJ; c != nil && p != nil && math.Abs(*c-*p) > maxDisagreeFrac*max(*c, *p) {
+		if c, p := g.CounterJ, g.PowerIntegralJ; c != nil && p != nil && g.WindowSamples >= minCrossCheck && math.Abs(*c-*p) > maxDisagreeFrac*max(*c, *p) {
 			disagree = append(disagree, fmt.Sprintf("%s (%.4g J vs %.4g J)", name, *c, *p))
 		}
 		if Throttling(g.ClockEventMask) {
