@@ -35,6 +35,8 @@ type Header struct {
 	// client-side (the rendered text was sent as a text prompt).
 	ChatTemplate     string `json:"chat_template,omitempty"`
 	ChatTemplateHash string `json:"chat_template_hash,omitempty"`
+	// Trace is the request trace the workload replays (workload trace).
+	Trace *TraceSource `json:"trace,omitempty"`
 }
 
 // IsZero reports whether h says nothing beyond the schema and count.
