@@ -10,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/servecmp/servecmp/benchmark/workload/tracegen"
 )
 
@@ -320,5 +322,56 @@ func TestTraceInterrupt(t *testing.T) {
 	}
 	if _, serr := os.Stat(out); serr == nil {
 		t.Error("a file was written")
+	}
+}
+
+// mcRow is a Mooncake trace row as Parquet stores it.
+type mcRow struct {
+	Timestamp    float64 `parquet:"timestamp"`
+	InputLength  int64   `parquet:"input_length"`
+	OutputLength int32   `parquet:"output_length"`
+	HashIDs      []int64 `parquet:"hash_ids,list"`
+	Session      string  `parquet:"session_id"`
+}
+
+// TestTraceParquet: a Mooncake trace stored as Parquet gives the requests
+// its JSON Lines form gives; the extra column is reported; a row that
+// breaks a bound names its row.
+func TestTraceParquet(t *testing.T) {
+	path, src := genTrace(t, smallTrace(60, 11), TraceMooncake)
+	rows := make([]mcRow, len(src))
+	for i, q := range src {
+		rows[i] = mcRow{Timestamp: float64(q.TimestampMs), InputLength: int64(q.Input), OutputLength: int32(q.Output), HashIDs: q.HashIDs, Session: "s"}
+	}
+	pq := filepath.Join(t.TempDir(), "trace.parquet")
+	if err := parquet.WriteFile(pq, rows); err != nil {
+		t.Fatal(err)
+	}
+	spec := TraceSpec{Format: TraceMooncake, BlockSize: 16}
+	want, _, _ := replay(t, path, spec)
+	got, _, st := replay(t, pq, spec)
+	for i := range want.Requests {
+		a, b := want.Requests[i], got.Requests[i]
+		if a.ID != b.ID || lcp(a.PromptTokens, b.PromptTokens) != len(a.PromptTokens) || *a.ArrivalOffsetS != *b.ArrivalOffsetS || a.MaxTokens != b.MaxTokens {
+			t.Fatalf("request %d: %s vs %s", i, a.ID, b.ID)
+		}
+	}
+	if strings.Join(st.Ignored, ",") != "session_id" {
+		t.Errorf("ignored %q", st.Ignored)
+	}
+	rows[7].OutputLength = -3
+	parquet.WriteFile(pq, rows)
+	if _, err := ReadTrace(context.Background(), pq, spec); err == nil || !strings.Contains(err.Error(), `trace.parquet: row 8: "output_length" must be a whole number of tokens`) {
+		t.Errorf("err %v", err)
+	}
+	if _, err := ReadTrace(context.Background(), pq, TraceSpec{Format: TraceAzure}); err == nil || !strings.Contains(err.Error(), "only Mooncake traces are read from Parquet") {
+		t.Errorf("err %v", err)
+	}
+	type partial struct {
+		Timestamp int64 `parquet:"timestamp"`
+	}
+	parquet.WriteFile(pq, []partial{{1}})
+	if _, err := ReadTrace(context.Background(), pq, spec); err == nil || !strings.Contains(err.Error(), `no column "input_length" (columns: timestamp)`) {
+		t.Errorf("err %v", err)
 	}
 }

@@ -48,16 +48,18 @@ func newTraceText(tp *TextPrompts) (*traceText, error) {
 	tt := &traceText{tp: tp, ctx: "end", cache: map[int32]string{}}
 	tok := tp.Tokenizer
 	tt.ctxN = tok.Count(tt.ctx)
+	seenMid, seenStart := map[string]bool{}, map[string]bool{}
 	for id := range tok.VocabSize() {
-		w := tok.Decode([]int{id})
-		word := strings.TrimPrefix(w, " ")
+		word := strings.TrimPrefix(tok.Decode([]int{id}), " ")
 		if len(word) < 3 || len(word) > 12 || !isLetters(word) {
 			continue
 		}
-		if w != word && oneToken(tok, tt.ctx+w, tt.ctxN+1) {
+		if w := " " + word; !seenMid[w] && oneToken(tok, tt.ctx+w, tt.ctxN+1) {
+			seenMid[w] = true
 			tt.mid = append(tt.mid, w)
 		}
-		if oneToken(tok, word, 1) && oneToken(tok, word+" the", 2) {
+		if !seenStart[word] && oneToken(tok, word, 1) && oneToken(tok, word+" the", 2) {
+			seenStart[word] = true
 			tt.start = append(tt.start, word)
 		}
 	}
@@ -167,10 +169,12 @@ func (tt *traceText) partial(n int32, txt string, l int) (string, error) {
 		ctx, base = "", 0
 	}
 	count := func(s string) int { return tok.Count(ctx+s) - base }
-	ids := tok.Encode(ctx + txt)[base:]
-	for m := max(1, l-2); m <= min(len(ids), l+2); m++ {
-		cut := validPrefix(tok.Decode(ids[:m]))
-		if strings.HasPrefix(txt, cut) && count(cut) == l {
+	ids := tok.Encode(ctx + txt)
+	lead := tok.Decode(ids[:base]) // decoded as the cut will be: in context
+	for m := max(1, l-2); m <= min(len(ids)-base, l+2); m++ {
+		d := validPrefix(tok.Decode(ids[:base+m]))
+		cut, ok := strings.CutPrefix(d, lead)
+		if ok && strings.HasPrefix(txt, cut) && count(cut) == l {
 			return cut, nil
 		}
 	}
