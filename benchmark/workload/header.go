@@ -76,6 +76,11 @@ func parseHeader(line []byte) (*Header, error) {
 	if h.Requests < 0 {
 		return nil, fmt.Errorf("header: requests %d is negative", h.Requests)
 	}
+	if h.Trace != nil {
+		if err := h.Trace.check(); err != nil {
+			return nil, fmt.Errorf("header: %v", err)
+		}
+	}
 	return &h, nil
 }
 

@@ -39,7 +39,8 @@ const (
 	// MaxTraceTimestampMs bounds a Mooncake timestamp (milliseconds; about
 	// the year 2096 when counted from 1970).
 	MaxTraceTimestampMs = 4e12
-	// MaxTraceTimeScale bounds --time-scale.
+	// MinTraceTimeScale and MaxTraceTimeScale bound --time-scale.
+	MinTraceTimeScale = 1e-6
 	MaxTraceTimeScale = 1e6
 	// maxTraceUnpacked bounds the bytes read out of a gzip-compressed trace.
 	maxTraceUnpacked = 1 << 34
@@ -101,14 +102,31 @@ func (spec *TraceSpec) fill() error {
 	switch {
 	case spec.BlockSize < 1 || spec.BlockSize > MaxTraceBlockSize:
 		return FlagError(fmt.Sprintf("--block-size must be in [1, %d], got %d", MaxTraceBlockSize, spec.BlockSize))
-	case !(spec.TimeScale > 0 && spec.TimeScale <= MaxTraceTimeScale):
-		return FlagError(fmt.Sprintf("--time-scale must be in (0, %g], got %v", float64(MaxTraceTimeScale), spec.TimeScale))
+	case !(spec.TimeScale >= MinTraceTimeScale && spec.TimeScale <= MaxTraceTimeScale):
+		return FlagError(fmt.Sprintf("--time-scale must be in [%g, %g], got %v", MinTraceTimeScale, MaxTraceTimeScale, spec.TimeScale))
 	case !(spec.StartS >= 0 && spec.StartS <= MaxTraceTimestampMs/1000):
 		return FlagError(fmt.Sprintf("--start must be a number of seconds >= 0, got %v", spec.StartS))
 	case spec.Limit < 0 || spec.Limit > MaxTraceLines:
 		return FlagError(fmt.Sprintf("--limit must be in [0, %d], got %d", MaxTraceLines, spec.Limit))
 	case spec.Vocab <= FirstTokenID || spec.Vocab > math.MaxInt32:
 		return FlagError(fmt.Sprintf("--vocab must be in (%d, %d], got %d", FirstTokenID, math.MaxInt32, spec.Vocab))
+	}
+	return nil
+}
+
+// check bounds a header's trace record, read from a workload file.
+func (ts *TraceSource) check() error {
+	switch {
+	case ts.Format != TraceMooncake && ts.Format != TraceAzure:
+		return fmt.Errorf("trace format %q: want %s or %s", ts.Format, TraceMooncake, TraceAzure)
+	case ts.BlockSize < 1 || ts.BlockSize > MaxTraceBlockSize:
+		return fmt.Errorf("trace block_size must be in [1, %d], got %d", MaxTraceBlockSize, ts.BlockSize)
+	case !(ts.TimeScale >= MinTraceTimeScale && ts.TimeScale <= MaxTraceTimeScale):
+		return fmt.Errorf("trace time_scale must be in [%g, %g], got %v", MinTraceTimeScale, MaxTraceTimeScale, ts.TimeScale)
+	case !(ts.ImpliedPrefixReuseShare >= 0 && ts.ImpliedPrefixReuseShare <= 1):
+		return fmt.Errorf("trace implied_prefix_reuse_share must be in [0, 1], got %v", ts.ImpliedPrefixReuseShare)
+	case !(ts.StartS >= 0) || ts.Limit < 0 || ts.Vocab < 0:
+		return fmt.Errorf("trace start_s, limit and vocab must be >= 0")
 	}
 	return nil
 }
