@@ -130,3 +130,7 @@ func (ts *TraceSource) check() error {
 	}
 	return nil
 }
+
+// Validate checks spec's settings as ReadTrace will (defaults for the
+// zero values); a wrong one is a FlagError naming the flag.
+func (spec TraceSpec) Validate() error { return spec.fill() }
