@@ -52,10 +52,10 @@ func TestParseTraceErrors(t *testing.T) {
 		want      []string
 	}{
 		{"missing", wl("{time_scale: 1}"), []string{`x.yaml:3: workload.trace: missing "file"`, `x.yaml:3: workload.trace: missing "format"`}},
-		{"format", wl("{file: "+sampleTrace+", format: sharegpt}"), []string{`x.yaml:3: workload.trace.format: unknown value "sharegpt" (want mooncake or azure)`}},
+		{"format", wl("{file: " + sampleTrace + ", format: sharegpt}"), []string{`x.yaml:3: workload.trace.format: unknown value "sharegpt" (want mooncake or azure)`}},
 		{"no file", wl("{file: nothere.jsonl, format: azure}"), []string{`x.yaml:3: workload.trace.file: nothere.jsonl is not a readable file`}},
-		{"time scale", wl("{file: "+sampleTrace+", format: azure, time_scale: 0}"), []string{`x.yaml:3: workload.trace.time_scale: must be > 0, got 0`}},
-		{"block size", wl("{file: "+sampleTrace+", format: mooncake, block_size: 100000}"), []string{`x.yaml:3: workload.trace: --block-size must be in [1, 65536], got 100000`}},
+		{"time scale", wl("{file: " + sampleTrace + ", format: azure, time_scale: 0}"), []string{`x.yaml:3: workload.trace.time_scale: must be > 0, got 0`}},
+		{"block size", wl("{file: " + sampleTrace + ", format: mooncake, block_size: 100000}"), []string{`x.yaml:3: workload.trace: --block-size must be in [1, 65536], got 100000`}},
 		{"rate", strings.Replace(wl("{file: "+sampleTrace+", format: mooncake}"), "{concurrency: 2}", "{rate: 2}", 1),
 			[]string{`x.yaml:4: runs, sweep: a trace workload sends every request at its own arrival time`}},
 		{"no load without a trace", strings.Replace(base, "{concurrency: 2}", "{count: 2}", 1), []string{`x.yaml:4: runs: want one of concurrency, rate (only a trace workload may give neither)`}},
