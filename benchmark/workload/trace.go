@@ -35,7 +35,7 @@ const (
 	// MaxTraceLineBytes bounds one line of a JSONL or CSV trace.
 	MaxTraceLineBytes = 1 << 24
 	// MaxTraceBlocks bounds the hash ids of the requests kept, together.
-	MaxTraceBlocks = 1 << 24
+	MaxTraceBlocks = 1 << 22
 	// MaxTraceTimestampMs bounds a Mooncake timestamp (milliseconds; about
 	// the year 2096 when counted from 1970).
 	MaxTraceTimestampMs = 4e12

@@ -48,7 +48,7 @@ func writeTraceInfo(w io.Writer, wl *workload.Workload) {
 			busiest = i
 		}
 	}
-	fmt.Fprintf(w, "rate        per minute of trace: min %.2f  mean %.2f  max %.2f req/s (minute %d) over %d minutes",
+	fmt.Fprintf(w, "rate        per minute of trace: min %.2f  mean %.2f  max %.2f req/s (minute %d) over %d min",
 		lo, sum/float64(len(rates)), hi, busiest, len(rates))
 	if src.TimeScale != 1 {
 		fmt.Fprintf(w, "; sent %gx as fast (time scale %g)", 1/src.TimeScale, src.TimeScale)
