@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"sync"
 	"unicode"
@@ -48,17 +49,42 @@ func newTraceText(tp *TextPrompts) (*traceText, error) {
 	tt := &traceText{tp: tp, ctx: "end", cache: map[int32]string{}}
 	tok := tp.Tokenizer
 	tt.ctxN = tok.Count(tt.ctx)
+	// Which ids make markers is checked on every CPU; the lists are then
+	// built in id order, so they are a pure function of the tokenizer.
+	const isMid, isStart = 1, 2
+	kind := make([]uint8, tok.VocabSize())
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := w; id < len(kind); id += workers {
+				word := strings.TrimPrefix(tok.Decode([]int{id}), " ")
+				if len(word) < 3 || len(word) > 12 || !isLetters(word) {
+					continue
+				}
+				if tok.Count(tt.ctx+" "+word) == tt.ctxN+1 {
+					kind[id] |= isMid
+				}
+				if tok.Count(word) == 1 {
+					kind[id] |= isStart
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	seenMid, seenStart := map[string]bool{}, map[string]bool{}
-	for id := range tok.VocabSize() {
-		word := strings.TrimPrefix(tok.Decode([]int{id}), " ")
-		if len(word) < 3 || len(word) > 12 || !isLetters(word) {
+	for id, k := range kind {
+		if k == 0 {
 			continue
 		}
-		if w := " " + word; !seenMid[w] && oneToken(tok, tt.ctx+w, tt.ctxN+1) {
+		word := strings.TrimPrefix(tok.Decode([]int{id}), " ")
+		if w := " " + word; k&isMid != 0 && !seenMid[w] {
 			seenMid[w] = true
 			tt.mid = append(tt.mid, w)
 		}
-		if !seenStart[word] && oneToken(tok, word, 1) && oneToken(tok, word+" the", 2) {
+		if k&isStart != 0 && !seenStart[word] {
 			seenStart[word] = true
 			tt.start = append(tt.start, word)
 		}
@@ -77,9 +103,6 @@ func isLetters(s string) bool {
 	}
 	return true
 }
-
-// oneToken reports whether s encodes to n tokens.
-func oneToken(tok *tokenizer.Tokenizer, s string, n int) bool { return tok.Count(s) == n }
 
 // markers is how many distinct heads text blocks can have.
 func (tt *traceText) markers() int { return min(len(tt.start), len(tt.mid)) }
