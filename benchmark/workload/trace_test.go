@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/servecmp/servecmp/benchmark/workload/tracegen"
+	"github.com/servecmp/servecmp/tokenizer"
 )
 
 // smallTrace is a trace of the conversation shape at a size every pair
@@ -374,4 +376,46 @@ func TestTraceParquet(t *testing.T) {
 	if _, err := ReadTrace(context.Background(), pq, spec); err == nil || !strings.Contains(err.Error(), `no column "input_length" (columns: timestamp)`) {
 		t.Errorf("err %v", err)
 	}
+}
+
+// TestTraceSameBytesOnAnyCPUCount: lines are made in parallel, text
+// blocks cached and evicted in whatever order the goroutines run; the
+// bytes do not depend on it.
+func TestTraceSameBytesOnAnyCPUCount(t *testing.T) {
+	path, _ := genTrace(t, smallTrace(200, 14), TraceMooncake)
+	specs := []TraceSpec{{Format: TraceMooncake, BlockSize: 16, Seed: 5}}
+	if tok := sharedTokenizerOrNil(t, "hf/llama3/tokenizer.json"); tok != nil {
+		specs = append(specs, TraceSpec{Format: TraceMooncake, BlockSize: 16, Seed: 5, Text: &TextPrompts{Tokenizer: tok}})
+	}
+	for _, spec := range specs {
+		var got [][]byte
+		for _, procs := range []int{1, 4} {
+			old := runtime.GOMAXPROCS(procs)
+			_, b, _ := replay(t, path, spec)
+			runtime.GOMAXPROCS(old)
+			got = append(got, b)
+		}
+		if !bytes.Equal(got[0], got[1]) {
+			t.Errorf("text %v: GOMAXPROCS 1 and 4 give different bytes", spec.Text != nil)
+		}
+		if spec.Text != nil { // blocks made again after eviction are the same text
+			tr, err := ReadTrace(context.Background(), path, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr.tw.text.cacheMax = 3
+			var b bytes.Buffer
+			if _, err := tr.WriteTo(context.Background(), &b); err != nil || !bytes.Equal(b.Bytes(), got[0]) {
+				t.Errorf("a 3-block text cache gives other bytes (%v)", err)
+			}
+		}
+	}
+}
+
+// sharedTokenizerOrNil is sharedTokenizer without the skip.
+func sharedTokenizerOrNil(t *testing.T, rel string) *tokenizer.Tokenizer {
+	if _, err := os.Stat(filepath.Join(tokDir, rel)); err != nil {
+		return nil
+	}
+	return sharedTokenizer(t, rel)
 }

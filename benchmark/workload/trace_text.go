@@ -34,8 +34,9 @@ type traceText struct {
 	ctx        string   // stands for the block before
 	ctxN       int
 
-	mu    sync.Mutex
-	cache map[int32]string // block texts, bounded (maxTextCache)
+	mu       sync.Mutex
+	cache    map[int32]string // block texts, at most cacheMax
+	cacheMax int
 }
 
 // maxTextCache bounds the block texts kept; others are made again (the
@@ -46,7 +47,7 @@ const streamBlockText = 0x626c6f636b // "block"
 
 // newTraceText finds the tokenizer's marker words.
 func newTraceText(tp *TextPrompts) (*traceText, error) {
-	tt := &traceText{tp: tp, ctx: "end", cache: map[int32]string{}}
+	tt := &traceText{tp: tp, ctx: "end", cache: map[int32]string{}, cacheMax: maxTextCache}
 	tok := tp.Tokenizer
 	tt.ctxN = tok.Count(tt.ctx)
 	// Which ids make markers is checked on every CPU; the lists are then
@@ -146,7 +147,7 @@ func (tt *traceText) block(n int32) (string, error) {
 		return "", err
 	}
 	tt.mu.Lock()
-	if len(tt.cache) >= maxTextCache {
+	if len(tt.cache) >= tt.cacheMax {
 		for k := range tt.cache {
 			delete(tt.cache, k)
 			break
