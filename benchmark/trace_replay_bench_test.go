@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark/workload/tracegen"
+	"github.com/servecmp/servecmp/benchmark/client"
+	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/testkit/tracegen"
 	"github.com/servecmp/servecmp/servesim"
 )
 
@@ -36,9 +38,9 @@ func BenchmarkTraceReplay(b *testing.B) {
 		sim := servesim.New(servesim.Config{EOSProb: -1, MaxRunning: 256, PrefillPerToken: time.Microsecond,
 			DecodeBase: 5 * time.Millisecond, DecodePerSeq: 20 * time.Microsecond})
 		s := httptest.NewServer(sim)
-		c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 256})
+		c := client.New(client.Options{BaseURL: s.URL, Conns: 256})
 		res, err := Run(context.Background(), Config{Client: c, Engine: "vllm", Model: "sim-model", Workload: w,
-			Load: LoadPolicy{Mode: ModeTrace, Drain: DrainWait}, Metrics: MetricsConfig{URL: s.URL + "/metrics"}})
+			Load: result.LoadPolicy{Mode: result.ModeTrace, Drain: result.DrainWait}, Metrics: MetricsConfig{URL: s.URL + "/metrics"}})
 		c.Close()
 		s.Close()
 		sim.Close()

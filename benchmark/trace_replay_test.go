@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
-	"github.com/servecmp/servecmp/benchmark/workload/tracegen"
+	"github.com/servecmp/servecmp/internal/testkit/tracegen"
 	"github.com/servecmp/servecmp/servesim"
 )
 
@@ -45,14 +47,14 @@ func traceWorkload(t testing.TB, spec tracegen.Spec, scale float64) *workload.Wo
 
 // replaySim replays w on its own schedule against sim, scraping its
 // metrics every 50 ms.
-func replaySim(t testing.TB, sim *servesim.Server, w *workload.Workload) *Result {
+func replaySim(t testing.TB, sim *servesim.Server, w *workload.Workload) *result.Result {
 	t.Helper()
 	s := httptest.NewServer(sim)
 	t.Cleanup(s.Close)
-	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 64})
+	c := client.New(client.Options{BaseURL: s.URL, Conns: 64})
 	t.Cleanup(c.Close)
 	res, err := Run(context.Background(), Config{Client: c, Engine: "vllm", Model: "sim-model", Workload: w,
-		Load:    LoadPolicy{Mode: ModeTrace, Drain: DrainWait},
+		Load:    result.LoadPolicy{Mode: result.ModeTrace, Drain: result.DrainWait},
 		Metrics: MetricsConfig{URL: s.URL + "/metrics", Every: 50 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +78,7 @@ func TestTraceReplayPrefixReuse(t *testing.T) {
 	t.Cleanup(sim.Close)
 	res := replaySim(t, sim, w)
 	s := res.Summary
-	if res.Load.Mode != ModeTrace || s.RequestsOK != len(w.Requests) || s.ImpliedReuseShare == nil || *s.ImpliedReuseShare != implied {
+	if res.Load.Mode != result.ModeTrace || s.RequestsOK != len(w.Requests) || s.ImpliedReuseShare == nil || *s.ImpliedReuseShare != implied {
 		t.Fatalf("mode %s, %d ok of %d, implied %v (header %v)", res.Load.Mode, s.RequestsOK, len(w.Requests), s.ImpliedReuseShare, implied)
 	}
 	served := res.ServerMetrics.PrefixCacheHitRate
@@ -114,7 +116,7 @@ func TestTraceReplayPrefixReuse(t *testing.T) {
 	}
 }
 
-func hasWarning(r *Result, part string) bool {
+func hasWarning(r *result.Result, part string) bool {
 	for _, w := range r.Warnings {
 		if strings.Contains(w, part) {
 			return true

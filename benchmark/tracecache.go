@@ -3,6 +3,7 @@ package benchmark
 import (
 	"fmt"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
@@ -37,7 +38,7 @@ func impliedReuse(w *workload.Workload) *float64 {
 // setImpliedReuse puts the implied share in a step's summary when the
 // step sent every request (else the share of the whole trace does not
 // describe what was sent) and says so otherwise.
-func (r *runner) setImpliedReuse(w *warnings, sum *Summary, out *stepOut) {
+func (r *runner) setImpliedReuse(w *warnings, sum *result.Summary, out *stepOut) {
 	imp := impliedReuse(r.cfg.Workload)
 	if imp == nil {
 		return
@@ -62,7 +63,7 @@ func reuseWarning(served, implied float64, source string) string {
 }
 
 // cachedReuseWarning is the step's check on the requests' cached_tokens.
-func cachedReuseWarning(w *warnings, sum *Summary) {
+func cachedReuseWarning(w *warnings, sum *result.Summary) {
 	if sum.ImpliedReuseShare == nil || sum.CachedShare == nil {
 		return
 	}
@@ -73,7 +74,7 @@ func cachedReuseWarning(w *warnings, sum *Summary) {
 
 // metricsReuseWarning is the run's check on the server metrics, when no
 // request reported cached_tokens.
-func metricsReuseWarning(res *Result) (string, bool) {
+func metricsReuseWarning(res *result.Result) (string, bool) {
 	imp, hr := res.Summary.ImpliedReuseShare, (*float64)(nil)
 	if res.ServerMetrics != nil {
 		hr = res.ServerMetrics.PrefixCacheHitRate

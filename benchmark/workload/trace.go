@@ -84,11 +84,11 @@ type TraceSource struct {
 	ImpliedPrefixReuseShare float64 `json:"implied_prefix_reuse_share"`
 }
 
-// fill sets the defaults in spec's own copy and checks every setting; a
-// wrong one is a FlagError.
+// fill sets the defaults in spec's own copy and checks every setting; the
+// error for a wrong one names the flag of workload trace that sets it.
 func (spec *TraceSpec) fill() error {
 	if spec.Format != TraceMooncake && spec.Format != TraceAzure {
-		return FlagError(fmt.Sprintf("--format %q: want %s or %s", spec.Format, TraceMooncake, TraceAzure))
+		return fmt.Errorf("--format %q: want %s or %s", spec.Format, TraceMooncake, TraceAzure)
 	}
 	if spec.BlockSize == 0 {
 		spec.BlockSize = DefaultTraceBlockSize
@@ -101,15 +101,15 @@ func (spec *TraceSpec) fill() error {
 	}
 	switch {
 	case spec.BlockSize < 1 || spec.BlockSize > MaxTraceBlockSize:
-		return FlagError(fmt.Sprintf("--block-size must be in [1, %d], got %d", MaxTraceBlockSize, spec.BlockSize))
+		return fmt.Errorf("--block-size must be in [1, %d], got %d", MaxTraceBlockSize, spec.BlockSize)
 	case !(spec.TimeScale >= MinTraceTimeScale && spec.TimeScale <= MaxTraceTimeScale):
-		return FlagError(fmt.Sprintf("--time-scale must be in [%g, %g], got %v", MinTraceTimeScale, MaxTraceTimeScale, spec.TimeScale))
+		return fmt.Errorf("--time-scale must be in [%g, %g], got %v", MinTraceTimeScale, MaxTraceTimeScale, spec.TimeScale)
 	case !(spec.StartS >= 0 && spec.StartS <= MaxTraceTimestampMs/1000):
-		return FlagError(fmt.Sprintf("--start must be a number of seconds >= 0, got %v", spec.StartS))
+		return fmt.Errorf("--start must be a number of seconds >= 0, got %v", spec.StartS)
 	case spec.Limit < 0 || spec.Limit > MaxTraceLines:
-		return FlagError(fmt.Sprintf("--limit must be in [0, %d], got %d", MaxTraceLines, spec.Limit))
+		return fmt.Errorf("--limit must be in [0, %d], got %d", MaxTraceLines, spec.Limit)
 	case spec.Vocab <= FirstTokenID || spec.Vocab > math.MaxInt32:
-		return FlagError(fmt.Sprintf("--vocab must be in (%d, %d], got %d", FirstTokenID, math.MaxInt32, spec.Vocab))
+		return fmt.Errorf("--vocab must be in (%d, %d], got %d", FirstTokenID, math.MaxInt32, spec.Vocab)
 	}
 	return nil
 }
@@ -132,5 +132,7 @@ func (ts *TraceSource) check() error {
 }
 
 // Validate checks spec's settings as ReadTrace will (defaults for the
-// zero values); a wrong one is a FlagError naming the flag.
+// zero values); the error for a wrong one names the flag. The CLI calls
+// it first, so that a wrong setting is a usage error and a bad trace is
+// not.
 func (spec TraceSpec) Validate() error { return spec.fill() }

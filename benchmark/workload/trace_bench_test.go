@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark/workload/tracegen"
+	"github.com/servecmp/servecmp/internal/testkit/tracegen"
 )
 
 // BenchmarkTrace12k is the goal: a 12,000-request trace of the
@@ -37,16 +37,15 @@ func BenchmarkTrace12k(b *testing.B) {
 	runtime.GC()
 	for b.Loop() {
 		t0 := time.Now()
-		o := &Output{Path: out, Force: true, FixedLength: true}
-		if err := o.Trace(context.Background(), io.Discard, io.Discard, in, TraceSpec{Format: TraceMooncake}, "", func(...string) {}); err != nil {
+		tr, err := ReadTrace(context.Background(), in, TraceSpec{Format: TraceMooncake, FixedLength: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := tr.Emit(context.Background(), out, io.Discard, io.Discard, func(...string) {}); err != nil {
 			b.Fatal(err)
 		}
 		el := time.Since(t0)
 		w, err := os.Stat(out)
-		if err != nil {
-			b.Fatal(err)
-		}
-		tr, err := ReadTrace(context.Background(), in, TraceSpec{Format: TraceMooncake})
 		if err != nil {
 			b.Fatal(err)
 		}

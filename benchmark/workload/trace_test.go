@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/servecmp/servecmp/benchmark/workload/tracegen"
+	"github.com/servecmp/servecmp/internal/testkit/tracegen"
 	"github.com/servecmp/servecmp/tokenizer"
 )
 
@@ -264,16 +264,19 @@ func TestTraceLineEncoding(t *testing.T) {
 	}
 }
 
-// TestOutputTrace runs the command's path: the file and the report, and
-// the flag errors.
-func TestOutputTrace(t *testing.T) {
+// TestTraceEmit runs the command's path: the file and the report, and an
+// output that exists (the flag errors are flagopts' tests).
+func TestTraceEmit(t *testing.T) {
 	path, _ := genTrace(t, smallTrace(50, 8), TraceMooncake)
 	out := filepath.Join(t.TempDir(), "wl.jsonl")
-	o := &Output{Path: out, FixedLength: true}
 	var stdout, log bytes.Buffer
 	var warned []string
 	warn := func(w ...string) { warned = append(warned, w...) }
-	if err := o.Trace(context.Background(), &stdout, &log, path, TraceSpec{Format: TraceMooncake, BlockSize: 16}, "", warn); err != nil {
+	tr, err := ReadTrace(context.Background(), path, TraceSpec{Format: TraceMooncake, BlockSize: 16, FixedLength: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Emit(context.Background(), out, &stdout, &log, warn); err != nil {
 		t.Fatal(err)
 	}
 	w, err := Load(out)
@@ -287,39 +290,35 @@ func TestOutputTrace(t *testing.T) {
 		t.Errorf("log %q, warnings %q", log.String(), warned)
 	}
 	for _, tc := range []struct {
-		spec   TraceSpec
-		prompt string
-		tok    string
-		want   string
+		spec TraceSpec
+		want string
 	}{
-		{TraceSpec{Format: "sharegpt"}, "", "", `--format "sharegpt"`},
-		{TraceSpec{Format: TraceMooncake, TimeScale: -1}, "", "", "--time-scale"},
-		{TraceSpec{Format: TraceMooncake, BlockSize: -2}, "", "", "--block-size"},
-		{TraceSpec{Format: TraceMooncake, Limit: -1}, "", "", "--limit"},
-		{TraceSpec{Format: TraceMooncake}, "text", "", "--prompt text needs --tokenizer"},
-		{TraceSpec{Format: TraceMooncake}, "chat", "", `--prompt "chat"`},
-		{TraceSpec{Format: TraceMooncake}, "ids", "tok.json", "--tokenizer applies to --prompt text"},
+		{TraceSpec{Format: "sharegpt"}, `--format "sharegpt"`},
+		{TraceSpec{Format: TraceMooncake, TimeScale: -1}, "--time-scale"},
+		{TraceSpec{Format: TraceMooncake, BlockSize: -2}, "--block-size"},
+		{TraceSpec{Format: TraceMooncake, Limit: -1}, "--limit"},
 	} {
-		o := &Output{Path: filepath.Join(t.TempDir(), "x.jsonl"), Tokenizer: tc.tok}
-		err := o.Trace(context.Background(), &stdout, &log, path, tc.spec, tc.prompt, warn)
-		if _, ok := err.(FlagError); !ok || !bytes.Contains([]byte(err.Error()), []byte(tc.want)) {
-			t.Errorf("%+v %q: err %v, want a FlagError with %q", tc.spec, tc.prompt, err, tc.want)
+		err := tc.spec.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: Validate %v, want an error naming %q", tc.spec, err, tc.want)
 		}
-	}
-	if err := o.Trace(context.Background(), &stdout, &log, path, TraceSpec{Format: TraceMooncake}, "", warn); err == nil {
-		t.Error("an existing --out was replaced without --force")
+		if _, rerr := ReadTrace(context.Background(), path, tc.spec); rerr == nil || rerr.Error() != err.Error() {
+			t.Errorf("%+v: ReadTrace %v, want Validate's error %v", tc.spec, rerr, err)
+		}
 	}
 }
 
 // TestTraceInterrupt: a cancelled context writes nothing.
 func TestTraceInterrupt(t *testing.T) {
 	path, _ := genTrace(t, smallTrace(50, 9), TraceMooncake)
+	tr, err := ReadTrace(context.Background(), path, TraceSpec{Format: TraceMooncake, BlockSize: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	out := filepath.Join(t.TempDir(), "wl.jsonl")
-	o := &Output{Path: out}
-	err := o.Trace(ctx, &bytes.Buffer{}, &bytes.Buffer{}, path, TraceSpec{Format: TraceMooncake, BlockSize: 16}, "", func(...string) {})
-	if err == nil {
+	if err := tr.Emit(ctx, out, &bytes.Buffer{}, &bytes.Buffer{}, func(...string) {}); err == nil {
 		t.Fatal("no error")
 	}
 	if _, serr := os.Stat(out); serr == nil {
