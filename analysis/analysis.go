@@ -98,6 +98,8 @@ func Run(ctx context.Context, inputs []Input, set *rules.Set, opts Options) (*cl
 	}
 	rep.AddWarnings(warns...)
 	rep.AddWarnings(spanWarnings(rep.Ranks, opts)...)
+	results = nil
+	runtime.GC() // the captures are garbage now: give their memory back before the output is made
 	return rep, nil
 }
 

@@ -188,16 +188,16 @@ func (r *reader) scanAllLaunches(ctx context.Context, lr *launchReader) error {
 	for _, a := range apis {
 		isAPI[a.id] = true
 	}
-	q := "SELECT start, end, globalTid, " + r.s.colOr(tRuntime, "correlationId", "0") + ", nameId FROM " + tRuntime +
-		" WHERE rowid BETWEEN ? AND ?"
-	parts := r.db.chunks(lo, hi, workers())
+	q := &rowQuery{table: tRuntime, sels: []sel{{cols: []string{"start"}}, {cols: []string{"end"}}, {cols: []string{"globalTid"}},
+		r.s.sel(tRuntime, "correlationId", "0"), {cols: []string{"nameId"}}}}
+	parts := r.db.chunks(lo, hi, r.db.workers)
 	all := make([]event.Launch, span)
 	adviseHuge(all)
 	keys := make([]uint16, span)
 	chunks := make([]*launchChunk, len(parts))
 	fns := make([]func() error, len(parts))
 	for i, p := range parts {
-		c := &launchChunk{lo: p[0], hi: p[1], pidIdx: map[int64]int{}}
+		c := &launchChunk{lo: p[0], hi: p[1]}
 		chunks[i] = c
 		off := int(p[0] - lo)
 		fns[i] = func() error { return r.scanLaunches(ctx, c, q, isAPI, all[off:off+int(p[1]-p[0]+1)], keys[off:]) }
@@ -241,44 +241,56 @@ func (lr *launchReader) merge(chunks []*launchChunk, lo int64, all []event.Launc
 
 // scanLaunches reads the launches of chunk c into out and the chunk-local
 // process index of each into keys. Launch.Name holds the raw StringIds id.
-func (r *reader) scanLaunches(ctx context.Context, c *launchChunk, q string, isAPI map[int64]bool, out []event.Launch, keys []uint16) error {
-	lastPID, lastIdx := int64(-1), 0
-	lastNameID, lastOK := int64(-1), false
-	return r.db.intScan(ctx, q, []int64{c.lo, c.hi}, 5, func(vals []int64, nulls []uint32) error {
-		for row := range nulls {
-			v := vals[row*5 : row*5+5 : row*5+5]
-			if nulls[row]&(1<<4) != 0 {
-				continue
-			}
-			if v[4] != lastNameID {
-				lastNameID, lastOK = v[4], isAPI[v[4]]
-			}
-			if !lastOK || c.n >= len(out) {
-				continue
-			}
-			if nulls[row]&3 != 0 || !event.HostTimesOK(v[0], v[1]) {
-				c.bad++
-				continue
-			}
-			gtid := v[2]
-			if pid := (gtid >> 24) & 0xFFFFFF; pid != lastPID {
-				idx, ok := c.pidIdx[pid]
-				if !ok {
-					if len(c.pids) >= 1<<16-1 {
-						return fmt.Errorf("more than %d processes", 1<<16-1)
-					}
-					idx = len(c.pids)
-					c.pidIdx[pid] = idx
-					c.pids = append(c.pids, pid)
+func (r *reader) scanLaunches(ctx context.Context, c *launchChunk, q *rowQuery, isAPI map[int64]bool, out []event.Launch, keys []uint16) error {
+	return r.db.intScan(ctx, q, c.lo, c.hi, func() scanFn {
+		c.n, c.bad, c.pidIdx, c.pids = 0, 0, map[int64]int{}, nil
+		lastPID, lastIdx := int64(-1), 0
+		lastNameID, lastOK := int64(-1), false
+		return func(vals []int64, nulls []uint32) error {
+			for row := range nulls {
+				v := vals[row*5 : row*5+5 : row*5+5]
+				if nulls[row]&(1<<4) != 0 {
+					continue
 				}
-				lastPID, lastIdx = pid, idx
+				if v[4] != lastNameID {
+					lastNameID, lastOK = v[4], isAPI[v[4]]
+				}
+				if !lastOK || c.n >= len(out) {
+					continue
+				}
+				if nulls[row]&3 != 0 || !event.HostTimesOK(v[0], v[1]) {
+					c.bad++
+					continue
+				}
+				gtid := v[2]
+				if pid := (gtid >> 24) & 0xFFFFFF; pid != lastPID {
+					idx, err := c.pidIndex(pid)
+					if err != nil {
+						return err
+					}
+					lastPID, lastIdx = pid, idx
+				}
+				out[c.n] = event.Launch{Start: v[0], End: v[1], Correlation: uint64(v[3]), TID: gtid & 0xFFFFFF, Name: uint32(v[4])}
+				keys[c.n] = uint16(lastIdx)
+				c.n++
 			}
-			out[c.n] = event.Launch{Start: v[0], End: v[1], Correlation: uint64(v[3]), TID: gtid & 0xFFFFFF, Name: uint32(v[4])}
-			keys[c.n] = uint16(lastIdx)
-			c.n++
+			return nil
 		}
-		return nil
 	})
+}
+
+// pidIndex returns the chunk-local index of process pid.
+func (c *launchChunk) pidIndex(pid int64) (int, error) {
+	idx, ok := c.pidIdx[pid]
+	if !ok {
+		if len(c.pids) >= 1<<16-1 {
+			return 0, fmt.Errorf("more than %d processes", 1<<16-1)
+		}
+		idx = len(c.pids)
+		c.pidIdx[pid] = idx
+		c.pids = append(c.pids, pid)
+	}
+	return idx, nil
 }
 
 // byProcess splits launches by process (keys index pidList), each in

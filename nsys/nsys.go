@@ -101,6 +101,10 @@ func ReadWith(ctx context.Context, pool *sql.DB, path string, opts event.Options
 	if err := s.need(tKernel, "start", "end", "deviceId", "streamId", "globalPid"); err != nil {
 		return nil, err
 	}
+	if db.file != "" {
+		probePages(ctx, pool, s)
+	}
+	db.s = s
 	r := &reader{ctx: ctx, db: db, s: s, path: path, opts: opts,
 		c: &event.Capture{Path: path, Format: event.NSys, Names: event.NewNames(), Shapes: event.NewShapes()}}
 	if err := guard(r.read); err != nil { // a panic is a bug: fail this file, not the process

@@ -2,7 +2,6 @@ package nsys
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/servecmp/servecmp/event"
 )
@@ -12,8 +11,7 @@ import (
 type workTask struct {
 	table   string
 	kind    event.Kind
-	query   string
-	ncol    int
+	query   *rowQuery
 	lo, hi  int64
 	off     int // first slot in the shared buffer
 	n       int // rows kept
@@ -32,9 +30,14 @@ type workTask struct {
 	}
 }
 
-func (r *reader) workQuery(table string) (string, int) {
+// workQuery selects a device-work row of table (the columns of
+// bounds.go's col* constants).
+func (r *reader) workQuery(table string) *rowQuery {
 	s := r.s
-	cols := []string{"start", "end", "deviceId", "streamId", "globalPid"}
+	q := &rowQuery{table: table}
+	for _, c := range []string{"start", "end", "deviceId", "streamId", "globalPid"} {
+		q.sels = append(q.sels, sel{cols: []string{c}})
+	}
 	switch table {
 	case tKernel:
 		var names []string
@@ -43,26 +46,19 @@ func (r *reader) workQuery(table string) (string, int) {
 				names = append(names, c)
 			}
 		}
-		switch len(names) {
-		case 0:
-			cols = append(cols, "NULL")
-		case 1:
-			cols = append(cols, names[0])
-		default:
-			cols = append(cols, "COALESCE("+strings.Join(names, ", ")+")")
-		}
+		q.sels = append(q.sels, sel{cols: names, lit: "NULL"})
 	case tMemcpy:
-		cols = append(cols, s.colOr(table, "copyKind", "0"))
+		q.sels = append(q.sels, s.sel(table, "copyKind", "0"))
 	default:
-		cols = append(cols, "0")
+		q.sels = append(q.sels, sel{lit: "0"})
 	}
-	cols = append(cols, s.colOr(table, "correlationId", "0"), s.colOr(table, "graphNodeId", "NULL"))
+	q.sels = append(q.sels, s.sel(table, "correlationId", "0"), s.sel(table, "graphNodeId", "NULL"))
 	if table == tKernel {
 		for _, c := range []string{"gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ"} {
-			cols = append(cols, s.colOr(table, c, "0"))
+			q.sels = append(q.sels, s.sel(table, c, "0"))
 		}
 	}
-	return "SELECT " + strings.Join(cols, ", ") + " FROM " + table + " WHERE rowid BETWEEN ? AND ?", len(cols)
+	return q
 }
 
 // readWork reads the device-work tables (kernels, memcpy, memset) into one
@@ -120,9 +116,9 @@ func (r *reader) planWork() ([]*workTask, int, error) {
 		if _, err := rowSpan(spec.table, lo, hi); err != nil {
 			return nil, 0, err
 		}
-		q, ncol := r.workQuery(spec.table)
-		for _, c := range r.db.chunks(lo, hi, workers()) {
-			tasks = append(tasks, &workTask{table: spec.table, kind: spec.kind, query: q, ncol: ncol,
+		q := r.workQuery(spec.table)
+		for _, c := range r.db.chunks(lo, hi, r.db.workers) {
+			tasks = append(tasks, &workTask{table: spec.table, kind: spec.kind, query: q,
 				lo: c[0], hi: c[1], off: total})
 			total += int(c[1] - c[0] + 1)
 		}
@@ -195,40 +191,58 @@ func spanAdd(rk *event.Rank, start, end int64) {
 // kept are packed from out[0]) and the local rank key of each row into
 // keys.
 func (r *reader) scanWork(t *workTask, out []event.Work, keys []uint16) error {
-	t.keyIdx = map[rankKey]uint16{}
-	t.shapes = map[event.Shape]uint32{}
-	t.lastIdx = -1
-	nc := t.ncol
-	err := r.db.intScan(r.ctx, t.query, []int64{t.lo, t.hi}, nc, func(vals []int64, nulls []uint32) error {
-		for row, null := range nulls {
-			v := vals[row*nc : row*nc+nc : row*nc+nc]
-			start, end := v[colStart], v[colEnd]
-			if why, ok := checkWork(v, null, t.kind == event.Kernel); !ok {
-				t.dropped[why]++
-				continue
+	nc := len(t.query.sels)
+	err := r.db.intScan(r.ctx, t.query, t.lo, t.hi, func() scanFn {
+		t.reset()
+		return func(vals []int64, nulls []uint32) error {
+			for row, null := range nulls {
+				if err := r.workRow(t, vals[row*nc:row*nc+nc:row*nc+nc], null, out, keys); err != nil {
+					return err
+				}
 			}
-			if t.n >= len(out) {
-				return fmt.Errorf("%s: more rows than row ids", t.table)
-			}
-			idx, err := t.keyOf(rankKey{pid: (v[4] >> 24) & 0xFFFFFF, dev: int32(v[2])})
-			if err != nil {
-				return err
-			}
-			w := &out[t.n]
-			*w = event.Work{Start: start, End: end, Correlation: uint64(v[6]), GraphNode: v[7], Name: t.rawName(v, null),
-				Stream: uint32(v[3]), Kind: t.kind}
-			if t.kind == event.Kernel {
-				w.Shape = t.shapeID(event.Shape{Grid: [3]int32{int32(v[8]), int32(v[9]), int32(v[10])},
-					Block: [3]int32{int32(v[11]), int32(v[12]), int32(v[13])}})
-			}
-			keys[t.n] = idx
-			t.n++
+			return nil
 		}
-		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", t.table, err)
 	}
+	return nil
+}
+
+// reset empties what a scan of t has kept, for a fresh scan.
+func (t *workTask) reset() {
+	t.n, t.dropped, t.unnamed = 0, [nDropReasons]int{}, 0
+	t.keyIdx, t.keys, t.lastIdx = map[rankKey]uint16{}, nil, -1
+	t.shapes, t.shList, t.shapeCache = map[event.Shape]uint32{}, nil, [64]struct {
+		sh event.Shape
+		id uint32
+	}{}
+}
+
+// workRow keeps the scanned device-work row v (with its NULL mask) of
+// task t in out[t.n] and its rank key in keys[t.n], or counts why not.
+func (r *reader) workRow(t *workTask, v []int64, null uint32, out []event.Work, keys []uint16) error {
+	start, end := v[colStart], v[colEnd]
+	if why, ok := checkWork(v, null, t.kind == event.Kernel); !ok {
+		t.dropped[why]++
+		return nil
+	}
+	if t.n >= len(out) {
+		return fmt.Errorf("%s: more rows than row ids", t.table)
+	}
+	idx, err := t.keyOf(rankKey{pid: (v[4] >> 24) & 0xFFFFFF, dev: int32(v[2])})
+	if err != nil {
+		return err
+	}
+	w := &out[t.n]
+	*w = event.Work{Start: start, End: end, Correlation: uint64(v[6]), GraphNode: v[7], Name: t.rawName(v, null),
+		Stream: uint32(v[3]), Kind: t.kind}
+	if t.kind == event.Kernel {
+		w.Shape = t.shapeID(event.Shape{Grid: [3]int32{int32(v[8]), int32(v[9]), int32(v[10])},
+			Block: [3]int32{int32(v[11]), int32(v[12]), int32(v[13])}})
+	}
+	keys[t.n] = idx
+	t.n++
 	return nil
 }
 
