@@ -75,6 +75,7 @@ type launchReader struct {
 	all    []event.Launch // kept launches, compacted
 	keys   []uint16       // index into pids of each launch
 	pids   []int64
+	byPID  map[int64][]event.Launch // all's launches by process, in correlation order; Name holds the raw id
 	cancel context.CancelFunc
 }
 
@@ -124,39 +125,25 @@ func (lr *launchReader) result(r *reader, pids map[int64]bool) (map[int64][]even
 	for _, a := range lr.apis {
 		names[a.id] = r.c.Names.ID(a.name)
 	}
-	if len(lr.all) == 0 {
-		return nil, nil
-	}
-	// drop the processes not asked for, and set the names
-	keep := make([]bool, len(lr.pids))
-	var pidList []int64
-	remap := make([]uint16, len(lr.pids))
-	for i, p := range lr.pids {
-		if keep[i] = pids[p]; keep[i] {
-			remap[i] = uint16(len(pidList))
-			pidList = append(pidList, p)
-		}
-	}
-	all, keys := lr.all, lr.keys
-	n := 0
-	lastRaw, lastName := int64(-1), uint32(0)
-	for i := range all {
-		k := keys[i]
-		if !keep[k] {
+	// keep the processes asked for, and set the names
+	out := map[int64][]event.Launch{}
+	for pid, ls := range lr.byPID {
+		if !pids[pid] {
 			continue
 		}
-		if raw := int64(all[i].Name); raw != lastRaw {
-			lastRaw, lastName = raw, names[raw]
+		lastRaw, lastName := int64(-1), uint32(0)
+		for i := range ls {
+			if raw := int64(ls[i].Name); raw != lastRaw {
+				lastRaw, lastName = raw, names[raw]
+			}
+			ls[i].Name = lastName
 		}
-		all[n] = all[i]
-		all[n].Name = lastName
-		keys[n] = remap[k]
-		n++
+		out[pid] = ls
 	}
-	if len(pidList) == 0 {
+	if len(out) == 0 {
 		return nil, nil
 	}
-	return byProcess(all[:n], keys[:n], pidList), nil
+	return out, nil
 }
 
 // launchChunk is one rowid range of the CUDA API table and what its scan
@@ -190,7 +177,7 @@ func (r *reader) scanAllLaunches(ctx context.Context, lr *launchReader) error {
 	}
 	q := &rowQuery{table: tRuntime, sels: []sel{{cols: []string{"start"}}, {cols: []string{"end"}}, {cols: []string{"globalTid"}},
 		r.s.sel(tRuntime, "correlationId", "0"), {cols: []string{"nameId"}}}}
-	parts := r.db.chunks(lo, hi, r.db.workers)
+	parts := r.db.chunks(lo, hi, r.db.parts())
 	all := make([]event.Launch, span)
 	adviseHuge(all)
 	keys := make([]uint16, span)
@@ -202,10 +189,16 @@ func (r *reader) scanAllLaunches(ctx context.Context, lr *launchReader) error {
 		off := int(p[0] - lo)
 		fns[i] = func() error { return r.scanLaunches(ctx, c, q, isAPI, all[off:off+int(p[1]-p[0]+1)], keys[off:]) }
 	}
-	if err := runAll(fns); err != nil {
+	if err := r.db.run(ctx, fns); err != nil {
 		return err
 	}
-	return lr.merge(chunks, lo, all, keys)
+	if err := lr.merge(chunks, lo, all, keys); err != nil {
+		return err
+	}
+	// Sorting is done here, while device work may still be read.
+	lr.byPID = byProcess(lr.all, lr.keys, lr.pids)
+	lr.all, lr.keys = nil, nil
+	return nil
 }
 
 // merge compacts the chunks' launches, in order, to the front of all and

@@ -82,7 +82,7 @@ func (r *reader) readNVTX(pids map[int64]bool) (map[int64][]event.Range, error) 
 	if _, err := rowSpan(tNVTX, lo, hi); err != nil {
 		return nil, err
 	}
-	parts := r.db.chunks(lo, hi, r.db.workers)
+	parts := r.db.chunks(lo, hi, r.db.parts())
 	chunks := make([]*nvtxChunk, len(parts))
 	fns := make([]func() error, len(parts))
 	for i, p := range parts {
@@ -90,7 +90,7 @@ func (r *reader) readNVTX(pids map[int64]bool) (map[int64][]event.Range, error) 
 		chunks[i] = c
 		fns[i] = func() error { return r.scanNVTX(c, pids, types) }
 	}
-	if err := runAll(fns); err != nil {
+	if err := r.db.run(r.ctx, fns); err != nil {
 		return nil, err
 	}
 	return r.joinNVTX(chunks)

@@ -48,7 +48,8 @@ type source struct {
 	file     string // "" = the pool alone
 	minChunk int64
 	workers  int
-	s        *schema // set once probed
+	sem      chan struct{} // one slot per worker: scans running at once
+	s        *schema       // set once probed
 }
 
 func newSource(pool *sql.DB, cfg Config) *source {
@@ -59,7 +60,36 @@ func newSource(pool *sql.DB, cfg Config) *source {
 	if s.workers <= 0 {
 		s.workers = min(runtime.GOMAXPROCS(0), maxWorkers)
 	}
+	s.sem = make(chan struct{}, s.workers)
 	return s
+}
+
+// parts is how many rowid ranges a large table is cut into: one per
+// worker with one worker, else two per worker, so that workers that
+// finish early take the ranges left (the tables are read concurrently).
+func (s *source) parts() int {
+	if s.workers == 1 {
+		return 1
+	}
+	return 2 * s.workers
+}
+
+// run runs the scans fns concurrently, at most s.workers at once (across
+// all the tables being read), and returns their errors joined.
+func (s *source) run(ctx context.Context, fns []func() error) error {
+	slotted := make([]func() error, len(fns))
+	for i, f := range fns {
+		slotted[i] = func() error {
+			select {
+			case s.sem <- struct{}{}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			defer func() { <-s.sem }()
+			return f()
+		}
+	}
+	return runAll(slotted)
 }
 
 // scanFn receives batches of rows: vals holds len(nulls) rows of ncol

@@ -24,10 +24,7 @@ type workTask struct {
 	shapes  map[event.Shape]uint32
 	shList  []event.Shape
 	// a small direct-mapped cache in front of shapes
-	shapeCache [64]struct {
-		sh event.Shape
-		id uint32
-	}
+	shapeCache [256]shapeSlot
 }
 
 // workQuery selects a device-work row of table (the columns of
@@ -75,7 +72,7 @@ func (r *reader) readWork() error {
 	for i, t := range tasks {
 		fns[i] = func() error { return r.scanWork(t, all[t.off:t.off+int(t.hi-t.lo+1)], keys[t.off:]) }
 	}
-	if err := runAll(fns); err != nil {
+	if err := r.db.run(r.ctx, fns); err != nil {
 		return err
 	}
 	all, keys, unnamed, err := r.mergeWork(tasks, all, keys)
@@ -117,7 +114,7 @@ func (r *reader) planWork() ([]*workTask, int, error) {
 			return nil, 0, err
 		}
 		q := r.workQuery(spec.table)
-		for _, c := range r.db.chunks(lo, hi, r.db.workers) {
+		for _, c := range r.db.chunks(lo, hi, r.db.parts()) {
 			tasks = append(tasks, &workTask{table: spec.table, kind: spec.kind, query: q,
 				lo: c[0], hi: c[1], off: total})
 			total += int(c[1] - c[0] + 1)
@@ -213,10 +210,7 @@ func (r *reader) scanWork(t *workTask, out []event.Work, keys []uint16) error {
 func (t *workTask) reset() {
 	t.n, t.dropped, t.unnamed = 0, [nDropReasons]int{}, 0
 	t.keyIdx, t.keys, t.lastIdx = map[rankKey]uint16{}, nil, -1
-	t.shapes, t.shList, t.shapeCache = map[event.Shape]uint32{}, nil, [64]struct {
-		sh event.Shape
-		id uint32
-	}{}
+	t.shapes, t.shList, t.shapeCache = map[event.Shape]uint32{}, nil, [256]shapeSlot{}
 }
 
 // workRow keeps the scanned device-work row v (with its NULL mask) of
@@ -244,6 +238,12 @@ func (r *reader) workRow(t *workTask, v []int64, null uint32, out []event.Work, 
 	keys[t.n] = idx
 	t.n++
 	return nil
+}
+
+// shapeSlot is one entry of workTask's shape cache.
+type shapeSlot struct {
+	sh event.Shape
+	id uint32
 }
 
 // keyOf returns the task-local index of rank key k (rows of one rank come
@@ -290,7 +290,8 @@ func (t *workTask) shapeID(sh event.Shape) uint32 {
 		return 0
 	}
 	g, b := sh.Grid, sh.Block
-	slot := &t.shapeCache[uint32(g[0]*7+g[1]*3+b[0]*5+b[1])%uint32(len(t.shapeCache))]
+	h := (uint64(uint32(g[0]))<<32 | uint64(uint32(g[1]))) ^ (uint64(uint32(g[2]))<<40 | uint64(uint32(b[0]))<<20 | uint64(uint32(b[1]))<<8 | uint64(uint32(b[2])))
+	slot := &t.shapeCache[(h*0x9E3779B97F4A7C15)>>(64-8)]
 	if slot.id != 0 && slot.sh == sh {
 		return slot.id
 	}

@@ -1,8 +1,10 @@
 package pagescan
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
+	"math/bits"
 )
 
 // smallTypeLen is the body length of each one-byte serial type.
@@ -33,10 +35,35 @@ type record struct {
 	typ  []uint64
 	off  []int
 	data []byte
+	// Rows of one table carry few distinct headers (the serial types of
+	// their values): the types and offsets of recent ones are kept, by a
+	// hash of the header, so that a row with a header seen before skips
+	// the parse. typ and off then point into the cache.
+	cache [cacheSlots]parsed
+	last  *parsed
+	none  parsed // the types (all NULL) of a record without columns
+}
+
+// cacheSlots is the number of headers a record keeps.
+const cacheSlots = 64
+
+// parsed is one header and what it gives: the types and offsets of the
+// needed positions and the payload length it implies.
+type parsed struct {
+	hdr   []byte
+	typ   []uint64
+	off   []int
+	total int
 }
 
 func newRecord(need int) *record {
-	return &record{need: need, typ: make([]uint64, need), off: make([]int, need)}
+	r := &record{need: need}
+	for i := range r.cache {
+		r.cache[i] = parsed{typ: make([]uint64, need), off: make([]int, need), total: -1}
+	}
+	r.last = &r.cache[0]
+	r.none = parsed{typ: make([]uint64, need), off: make([]int, need)}
+	return r
 }
 
 // parse reads the header of payload p. A header that overruns its
@@ -48,25 +75,64 @@ func (r *record) parse(p []byte) error {
 	if m == 0 {
 		return malformed("a record without a header")
 	}
-	i := 0
-	if h != 0 { // a 0 header size is read as no columns, as SQLite does
-		if h > maxHeader || h > uint64(len(p)) || h < uint64(m) {
-			return malformed("a record header of %d bytes in %d", h, len(p))
+	if h > maxHeader || h > uint64(len(p)) || h < uint64(m) && h != 0 {
+		return malformed("a record header of %d bytes in %d", h, len(p))
+	}
+	if h == 0 { // read as no columns, as SQLite does
+		r.typ, r.off = r.none.typ, r.none.off
+		return nil
+	}
+	hdr := p[:h]
+	e := r.last
+	if !bytes.Equal(e.hdr, hdr) || e.total < 0 {
+		e = &r.cache[slot(hdr)]
+		if !bytes.Equal(e.hdr, hdr) || e.total < 0 {
+			if err := r.fill(e, p, m, int(h)); err != nil {
+				return err
+			}
 		}
-		var err error
-		if i, err = r.columns(p, m, int(h)); err != nil {
-			return err
-		}
+		r.last = e
+	}
+	if e.total != len(p) {
+		return malformed("a record's columns end at %d of its %d bytes", e.total, len(p))
+	}
+	r.typ, r.off = e.typ, e.off
+	return nil
+}
+
+// slot returns the cache slot of header h, a hash of all its bytes.
+func slot(h []byte) int {
+	const m = 0x9E3779B97F4A7C15
+	k := uint64(len(h))
+	for len(h) >= 8 {
+		k = (k ^ binary.LittleEndian.Uint64(h)) * m
+		h = h[8:]
+	}
+	for _, c := range h {
+		k = (k ^ uint64(c)) * m
+	}
+	return int(bits.RotateLeft64(k, 17) * m >> (64 - 6))
+}
+
+// fill parses the header p[:h] (whose size varint takes m bytes) into e.
+func (r *record) fill(e *parsed, p []byte, m, h int) error {
+	e.total = -1
+	e.hdr = append(e.hdr[:0], p[:h]...)
+	r.typ, r.off = e.typ, e.off
+	i, total, err := r.columns(p, m, h)
+	if err != nil {
+		return err
 	}
 	for ; i < r.need; i++ {
-		r.typ[i] = 0
+		e.typ[i] = 0
 	}
+	e.total = total
 	return nil
 }
 
 // columns reads the serial types in p[hp:h] and returns how many of the
-// first r.need positions it filled.
-func (r *record) columns(p []byte, hp, h int) (int, error) {
+// first r.need positions it filled and where the columns end.
+func (r *record) columns(p []byte, hp, h int) (int, int, error) {
 	body := uint64(h)
 	i := 0
 	for hp < h {
@@ -77,7 +143,7 @@ func (r *record) columns(p []byte, hp, h int) (int, error) {
 		} else {
 			var k int
 			if t, k = varint(p[hp:h]); k == 0 {
-				return 0, malformed("a record header ends inside a serial type")
+				return 0, 0, malformed("a record header ends inside a serial type")
 			}
 			hp += k
 		}
@@ -85,14 +151,11 @@ func (r *record) columns(p []byte, hp, h int) (int, error) {
 			r.typ[i], r.off[i] = t, int(body)
 			i++
 		}
-		if body += typeLen(t); body > uint64(len(p)) {
-			return 0, malformed("a record's columns overrun its %d bytes", len(p))
+		if body += typeLen(t); body > maxPayload {
+			return 0, 0, malformed("a record's columns overrun %d bytes", maxPayload)
 		}
 	}
-	if body != uint64(len(p)) {
-		return 0, malformed("a record's columns end at %d of its %d bytes", body, len(p))
-	}
-	return i, nil
+	return i, int(body), nil
 }
 
 // isNull reports whether serial type t is a NULL (10 and 11 read as NULL
