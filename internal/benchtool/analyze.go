@@ -173,7 +173,8 @@ func benchMulti(path string) error {
 
 // timeCommand runs bin with args once, stdout discarded, and measures it.
 func timeCommand(bin string, args ...string) (measure, error) {
-	cmd := exec.Command(bin, args...)
+	pn, pa := prioritized(bin, args...)
+	cmd := exec.Command(pn, pa...)
 	var stderr strings.Builder
 	cmd.Stderr, cmd.Stdout = &stderr, io.Discard
 	t0 := time.Now()
@@ -287,7 +288,8 @@ func timeFloor(path string, repeats int) (measure, string, error) {
 	best := worst()
 	if cli, err := exec.LookPath("sqlite3"); err == nil {
 		for range repeats {
-			cmd := exec.Command(cli, path, floorQuerySQL)
+			pn, pa := prioritized(cli, path, floorQuerySQL)
+			cmd := exec.Command(pn, pa...)
 			cmd.Stderr = os.Stderr
 			cmd.Stdout = io.Discard
 			t0 := time.Now()

@@ -63,8 +63,8 @@ func benchMerge() error {
 		}
 		whole.merge(m)
 	}
-	fmt.Printf("merge benchmark: %d saved one-rank summaries (%d unmapped names, %d shapes each), %.1f MB in all, best of %d, load average %s\n",
-		mergeRanks, mergeNames, mergeShapes, float64(size)/1e6, benchRepeats, loadAverage())
+	fmt.Printf("merge benchmark: %d saved one-rank summaries (%d unmapped names, %d shapes each), %.1f MB in all, best of %d, load average %s%s\n",
+		mergeRanks, mergeNames, mergeShapes, float64(size)/1e6, benchRepeats, loadAverage(), priorityNote())
 	fmt.Printf("%-44s %8s %8s %12s\n", "what", "wall_s", "cpu_s", "peak_rss_MB")
 	for _, r := range []struct {
 		what string
