@@ -132,7 +132,7 @@ func failure(ctx context.Context, errs []error, strict bool) error {
 	case failed == 0 || !strict && failed < len(errs):
 		return nil
 	case !strict && len(errs) > 1:
-		return fmt.Errorf("none of the %d inputs could be read; the first: %w", len(errs), first)
+		return fmt.Errorf("none of the %d inputs could be analysed; the first: %w", len(errs), first)
 	}
 	return first
 }

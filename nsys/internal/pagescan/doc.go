@@ -19,8 +19,9 @@
 // against the page count (so a cycle ends the scan), every cell and
 // record against its page and payload, overflow chains against the
 // payload they carry. Each scan opens its own read-only handle on the
-// file (one goroutine uses it) and holds one read buffer of at most
-// maxRun pages besides the rows of one batch.
+// file (one goroutine uses it) and holds a read buffer of maxRun pages,
+// one page per tree level, the last cacheSlots record headers it met
+// and the rows of one batch.
 //
 // Units: rowids and integer values are int64 as stored; text is the
 // file's UTF-8 bytes.
