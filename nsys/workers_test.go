@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/servecmp/servecmp/event"
-	"github.com/servecmp/servecmp/nsys/nsystest"
+	"github.com/servecmp/servecmp/internal/testkit/nsystest"
 )
 
 // dump renders everything a read gives, names and shapes resolved, in
