@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -89,8 +88,8 @@ func (r *runner) edges() {
 }
 
 // finishGPU adds the GPU telemetry of the measured window [from, to], its
-// warnings, and the resource contract its labels give where the manifest
-// gives none.
+// warnings (a throttled GPU among them), and the resource contract its
+// labels give where the manifest gives none.
 func (r *runner) finishGPU(from, to time.Time) {
 	if r.gpu == nil {
 		return
@@ -100,10 +99,6 @@ func (r *runner) finishGPU(from, to time.Time) {
 	res.GPUTelemetry = tel
 	res.Warnings = append(res.Warnings, tel.Warnings...)
 	res.Warnings = append(res.Warnings, learnContract(&res.Manifest, tel.Contract)...)
-	if tel.Throttled {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("the GPUs throttled in the measured window (%s): clocks were lowered below what the load asked for, "+
-			"which confounds a comparison as a warm cache does", strings.Join(tel.ThrottleReasons, ", ")))
-	}
 }
 
 // learnContract fills the manifest's GPU type, count and driver from the

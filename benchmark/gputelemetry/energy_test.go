@@ -268,7 +268,7 @@ func TestThrottleDecoding(t *testing.T) {
 	if !res.Throttled || g.ClockEventMask != 0x44 || strings.Join(g.ClockEvents, ",") != "sw_power_cap,hw_thermal_slowdown" || *g.ThrottledFrac != 0.2 {
 		t.Errorf("mask %#x events %v frac %v", g.ClockEventMask, g.ClockEvents, *g.ThrottledFrac)
 	}
-	if !strings.Contains(strings.Join(res.Warnings, "\n"), "clock-limiting events: node-a/gpu0 (sw_power_cap, hw_thermal_slowdown; 20% of samples)") {
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "a confound, like a warm cache): node-a/gpu0 (sw_power_cap, hw_thermal_slowdown; 20% of samples)") {
 		t.Errorf("warnings %q", res.Warnings)
 	}
 	if r := s.Result(0.5, 2.5); r.Throttled {

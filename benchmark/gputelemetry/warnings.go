@@ -162,7 +162,7 @@ func gpuWarnings(res *result.GPUTelemetry) ([]string, bool) {
 	add(lower, "energy counter reset without power to bridge it; energy is a lower bound")
 	add(reset, "energy counter reset inside the window; that interval integrates power")
 	add(disagree, "energy counter and power integral disagree")
-	add(throttled, "clock-limiting events")
+	add(throttled, "clock-limiting events (clocks lowered below what the load asked for: a confound, like a warm cache)")
 	if total > 0 && unc > maxUncertaintyFrac*total {
 		w = append(w, fmt.Sprintf("gpu telemetry: energy uncertain by up to ±%.1f%%: the window's edges fall between exporter refreshes%s", 100*unc/total, refreshHint(res.GPUs)))
 	}

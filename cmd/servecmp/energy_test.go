@@ -78,6 +78,9 @@ func TestEnergyAB(t *testing.T) {
 				r.Manifest.GPUType != "serve-sim GPU" || r.Manifest.DriverVersion != "0.0-sim" {
 				t.Fatalf("%s%d: energy %+v, model %.1f W; manifest %+v; warnings %q", side.name, i, e, truth, r.Manifest, r.Warnings)
 			}
+			if throttled := strings.Contains(strings.Join(r.Warnings, "\n"), "clock-limiting events"); throttled != (side.name == "b") || e.Throttled != throttled {
+				t.Errorf("%s%d: throttled %v, warnings %q", side.name, i, e.Throttled, r.Warnings)
+			}
 			t.Logf("%s%d: %.1f J, %.4f J/tok, %.1f W (model %.1f W, %+.2f%%), ± %.1f J", side.name, i, e.Joules, *e.PerOutputTokenJ,
 				e.MeanPowerW, truth, 100*(e.MeanPowerW/truth-1), e.UncertaintyJ)
 		}
