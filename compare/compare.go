@@ -6,7 +6,8 @@
 // every manifest difference and the correctness status, refuses the claim
 // (Comparable false) when the model, workload or resource contract differ
 // without being declared intentional, and compares every summary metric with
-// a test suited to it. Layer 2 shows where each engine spent its GPU time
+// a test suited to it, the runs' GPU energy among them (energy.go: compared,
+// never counted as speed). Layer 2 shows where each engine spent its GPU time
 // (classify.RankSummary per rank), diagnostic only.
 //
 // Units: latencies are milliseconds, throughputs per second, GPU times
