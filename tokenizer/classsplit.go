@@ -120,7 +120,7 @@ func classOfNode(re *syntax.Regexp) (runeClass, bool) {
 	return runeClass{}, false
 }
 
-func (x *classSplitter) split(s string, ends []int) []int {
+func (x *classSplitter) find(s string, dst []span) []span {
 	if x.anchored {
 		start := len(s)
 		for start > 0 {
@@ -131,31 +131,21 @@ func (x *classSplitter) split(s string, ends []int) []int {
 			start -= n
 		}
 		if start < len(s) && utf8.RuneCountInString(s[start:]) >= x.min {
-			if start > 0 {
-				ends = append(ends, start)
-			}
-			return append(ends, len(s))
+			dst = append(dst, span{start, len(s)})
 		}
-		return append(ends, len(s))
+		return dst
 	}
-	last := 0
 	for i := 0; i < len(s); {
 		e, ok := x.matchAt(s, i)
-		_, n := at(s, i)
 		if !ok {
+			_, n := at(s, i)
 			i += n
 			continue
 		}
-		if i > last {
-			ends = append(ends, i)
-		}
-		ends = append(ends, e)
-		last, i = e, e
+		dst = append(dst, span{i, e})
+		i = e
 	}
-	if last < len(s) {
-		ends = append(ends, len(s))
-	}
-	return ends
+	return dst
 }
 
 // matchAt tries a match starting at i: with the prefix, then without.

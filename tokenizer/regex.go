@@ -1,0 +1,159 @@
+package tokenizer
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/dlclark/regexp2/v2"
+)
+
+// Patterns of tokenizer.json files are Oniguruma regexes (Ruby syntax).
+// They run on regexp2, a backtracking engine with .NET syntax, which has
+// the same \s (Unicode White_Space), \d (Nd), \p{…} classes, lookaround
+// and leftmost-first alternation. Two differences are translated: \w is
+// Oniguruma's letters, marks, numbers and connector punctuation (.NET
+// leaves out Mc, Me and non-decimal numbers), and ^ and $ are line anchors
+// as in Ruby (the Multiline option).
+
+// maxRegexStack bounds one match's backtracking stack (integer slots);
+// regexTimeout bounds one match's time. A match that exceeds either ends
+// the pre-token there, and RegexFailures counts it.
+const (
+	maxRegexStack = 1 << 24
+	regexTimeout  = 10 * time.Second
+)
+
+// regexFailures counts matches abandoned for exceeding a bound.
+var regexFailures atomic.Int64
+
+// RegexFailures is the number of pre-tokenizer regex matches abandoned
+// since the process started because they exceeded the backtracking or
+// time bound (0 for every pattern of a real tokenizer file).
+func RegexFailures() int64 { return regexFailures.Load() }
+
+// regexMatcher runs an Oniguruma pattern on regexp2.
+type regexMatcher struct{ re *regexp2.Regexp }
+
+func newRegexMatcher(pattern string) (*regexMatcher, error) {
+	re, err := regexp2.Compile(onigToNET(pattern), regexp2.Multiline, regexp2.OptionMaxBacktrackingStackSize(maxRegexStack))
+	if err != nil {
+		return nil, fmt.Errorf("pre-tokenizer pattern %q: %v", pattern, oneLineErr(err))
+	}
+	re.MatchTimeout = regexTimeout
+	return &regexMatcher{re: re}, nil
+}
+
+func oneLineErr(err error) string { return strings.ReplaceAll(err.Error(), "\n", " ") }
+
+func (x *regexMatcher) find(s string, dst []span) []span {
+	idx, err := x.re.FindAllStringIndex(s, -1)
+	if err != nil {
+		regexFailures.Add(1)
+		return dst
+	}
+	for _, m := range idx {
+		dst = append(dst, span{m[0], m[1]})
+	}
+	return dst
+}
+
+// onigWord is Oniguruma's Unicode \w inside a character class.
+const onigWord = `\p{L}\p{M}\p{N}\p{Pc}`
+
+// onigToNET rewrites \w and \W (outside classes) and \w (inside) to
+// Oniguruma's meaning; everything else is kept.
+func onigToNET(p string) string {
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '\\' && i+1 < len(p) {
+			switch {
+			case p[i+1] == 'w' && inClass:
+				b.WriteString(onigWord)
+			case p[i+1] == 'w':
+				b.WriteString("[" + onigWord + "]")
+			case p[i+1] == 'W' && !inClass:
+				b.WriteString("[^" + onigWord + "]")
+			default:
+				b.WriteString(p[i : i+2])
+			}
+			i++
+			continue
+		}
+		if c == '[' && !inClass {
+			inClass = true
+		} else if c == ']' && inClass {
+			inClass = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// goRegexMatcher runs a lookaround-free pattern on Go's regexp
+// (leftmost-first, the match a backtracking engine picks), after \s and
+// \S are widened to Unicode White_Space. GGUF pre-tokenizer patterns that
+// llama.cpp runs use it.
+type goRegexMatcher struct{ re *regexp.Regexp }
+
+func (x goRegexMatcher) find(s string, dst []span) []span {
+	for _, m := range x.re.FindAllStringIndex(s, -1) {
+		dst = append(dst, span{m[0], m[1]})
+	}
+	return dst
+}
+
+// newGGUFMatcher returns the matcher for one of llama.cpp's patterns.
+func newGGUFMatcher(pattern string) (matcher, error) {
+	if m, ok := fastMatcher(pattern); ok {
+		return m, nil
+	}
+	if strings.Contains(pattern, "(?=") || strings.Contains(pattern, "(?!") || strings.Contains(pattern, "(?<") {
+		return newRegexMatcher(pattern)
+	}
+	tp := translateSpace(pattern)
+	if cs, ok := compileClassSplitter(tp); ok {
+		return cs, nil
+	}
+	re, err := regexp.Compile(tp)
+	if err != nil {
+		return nil, fmt.Errorf("pre-tokenizer pattern %q: %v", pattern, err)
+	}
+	return goRegexMatcher{re: re}, nil
+}
+
+// translateSpace rewrites \s and \S to the Unicode White_Space set (Go's
+// \s is ASCII only).
+func translateSpace(p string) string {
+	const ws = `\t\n\v\f\r \x{85}\p{Z}`
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '\\' && i+1 < len(p) {
+			switch {
+			case p[i+1] == 's' && inClass:
+				b.WriteString(ws)
+			case p[i+1] == 's':
+				b.WriteString("[" + ws + "]")
+			case p[i+1] == 'S' && !inClass:
+				b.WriteString("[^" + ws + "]")
+			default:
+				b.WriteString(p[i : i+2])
+			}
+			i++
+			continue
+		}
+		if c == '[' && !inClass {
+			inClass = true
+		} else if c == ']' && inClass {
+			inClass = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
