@@ -66,7 +66,7 @@ func (s *normalizerSetup) add(c *hfComponent) error {
 	case "Lowercase":
 		s.fns = append(s.fns, lowercase)
 	case "StripAccents":
-		s.fns = append(s.fns, func(x string) string { return dropRunes(x, unicode.Mn) })
+		s.fns = append(s.fns, func(x string) string { return dropRunes(x, unicode.M) })
 	case "Strip":
 		left, right := boolOr(c.StripLeft, true), boolOr(c.StripRight, true)
 		s.fns = append(s.fns, func(x string) string { return strip(x, left, right) })

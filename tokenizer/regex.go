@@ -14,9 +14,8 @@ import (
 // They run on regexp2, a backtracking engine with .NET syntax, which has
 // the same \s (Unicode White_Space), \d (Nd), \p{…} classes, lookaround
 // and leftmost-first alternation. Two differences are translated: \w is
-// Oniguruma's letters, marks, numbers and connector punctuation (.NET
-// leaves out Mc, Me and non-decimal numbers), and ^ and $ are line anchors
-// as in Ruby (the Multiline option).
+// Oniguruma's word set (.NET leaves out Mc, Me, Nl and the Latin-1
+// digits), and ^ and $ are line anchors as in Ruby (the Multiline option).
 
 // maxRegexStack bounds one match's backtracking stack (integer slots);
 // regexTimeout bounds one match's time. A match that exceeds either ends
@@ -60,8 +59,10 @@ func (x *regexMatcher) find(s string, dst []span) []span {
 	return dst
 }
 
-// onigWord is Oniguruma's Unicode \w inside a character class.
-const onigWord = `\p{L}\p{M}\p{N}\p{Pc}`
+// onigWord is Oniguruma's Unicode \w inside a character class:
+// alphabetic characters, marks, decimal digits, connector punctuation, and
+// the Latin-1 digits ² ³ ¹ and fractions ¼ ½ ¾.
+const onigWord = `\p{L}\p{Nl}\p{M}\p{Nd}\p{Pc}\u00B2\u00B3\u00B9\u00BC-\u00BE`
 
 // onigToNET rewrites \w and \W (outside classes) and \w (inside) to
 // Oniguruma's meaning; everything else is kept.

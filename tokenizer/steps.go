@@ -230,10 +230,13 @@ func isPunct(r rune) bool {
 	return unicode.IsPunct(r)
 }
 
-// isWordChar is Oniguruma's Unicode \w: letters, marks, numbers and
-// connector punctuation.
+// isWordChar is Oniguruma's Unicode \w (onigWord).
 func isWordChar(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsNumber(r) || unicode.Is(unicode.Pc, r)
+	switch r {
+	case 0xB2, 0xB3, 0xB9, 0xBC, 0xBD, 0xBE:
+		return true
+	}
+	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.In(r, unicode.Nd, unicode.Nl, unicode.Pc)
 }
 
 // whitespaceStep is the Whitespace pre-tokenizer, \w+|[^\w\s]+ with the
