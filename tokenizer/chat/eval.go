@@ -113,11 +113,7 @@ func (r *renderer) collection(e *expr) (any, error) {
 	}
 	d := newDictOf()
 	for i := 0; i+1 < len(vals); i += 2 {
-		k, ok := vals[i].(string)
-		if !ok {
-			return nil, r.errorf(e.line, "dict keys must be strings, not %s", typeName(vals[i]))
-		}
-		d.set(k, vals[i+1])
+		d.setKey(vals[i], vals[i+1])
 	}
 	return d, nil
 }
@@ -166,6 +162,9 @@ func (r *renderer) index(e *expr) (any, error) {
 	}
 	if s, ok := k.(string); ok {
 		return r.attr(x, s, e.line)
+	}
+	if d, ok := x.(*dict); ok {
+		return r.attr(d, str(k), e.line)
 	}
 	i, ok := k.(int)
 	if !ok {
@@ -555,7 +554,7 @@ func contains(hay, needle any) (bool, error) {
 		_, in := h[s]
 		return ok && in, nil
 	case undefined:
-		return false, fmt.Errorf("%s", h.hint)
+		return false, nil
 	}
 	return false, fmt.Errorf("argument of type '%s' is not iterable", typeName(hay))
 }

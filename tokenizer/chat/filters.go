@@ -229,8 +229,8 @@ func items(x any) (any, error) {
 	switch d := x.(type) {
 	case *dict:
 		out := make([]any, 0, len(d.keys))
-		for _, k := range d.keys {
-			out = append(out, []any{k, d.m[k]})
+		for i, k := range d.keys {
+			out = append(out, []any{d.orig[i], d.m[k]})
 		}
 		return out, nil
 	case namespace:
@@ -444,6 +444,9 @@ func aggregate(name string, x any, kw map[string]any) (any, error) {
 // selectFilter is select/reject (a test on each item) and
 // selectattr/rejectattr (a test on an attribute of each item).
 func (r *renderer) selectFilter(name string, x any, args []any, kw map[string]any) (any, error) {
+	if !truthy(x) {
+		return []any{}, nil
+	}
 	list, err := iterate(x)
 	if err != nil {
 		return nil, err
@@ -483,6 +486,9 @@ func (r *renderer) selectFilter(name string, x any, args []any, kw map[string]an
 
 // mapFilter is map(attribute=…, default=…) or map(filter, args…).
 func (r *renderer) mapFilter(x any, args []any, kw map[string]any, line int) (any, error) {
+	if !truthy(x) {
+		return []any{}, nil
+	}
 	list, err := iterate(x)
 	if err != nil {
 		return nil, err

@@ -1,11 +1,17 @@
 package chat
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"unicode"
 )
+
+// raised is the message of raise_exception.
+type raised string
+
+func (m raised) Error() string { return string(m) }
 
 // builtin is a global function.
 type builtin func(r *renderer, args []any, kw map[string]any) (any, error)
@@ -19,7 +25,7 @@ func init() {
 			if len(args) > 0 {
 				msg = str(args[0])
 			}
-			return nil, fmt.Errorf("chat template %s: %w: %s", r.name, errRaised, msg)
+			return nil, raised(msg)
 		},
 		"namespace": func(_ *renderer, args []any, kw map[string]any) (any, error) {
 			ns := namespace{}
@@ -148,7 +154,11 @@ func (r *renderer) call(e *expr) (any, error) {
 	switch f := fn.(type) {
 	case builtin:
 		v, err := f(r, args, kw)
-		if err != nil && !strings.HasPrefix(err.Error(), "chat template ") {
+		var msg raised
+		switch {
+		case errors.As(err, &msg):
+			return nil, fmt.Errorf("chat template %s:%d: %w: %s", r.name, e.line, errRaised, string(msg))
+		case err != nil && !strings.HasPrefix(err.Error(), "chat template "):
 			return nil, r.errorf(e.line, "%v", err)
 		}
 		return v, err

@@ -695,11 +695,21 @@ func (e *exprParser) primary() (*expr, error) {
 func (e *exprParser) bracketed(open string) (*expr, error) {
 	switch open {
 	case "(":
+		if e.accept('o', ")") {
+			return e.node("list", nil), nil
+		}
 		x, err := e.expression()
 		if err != nil {
 			return nil, err
 		}
-		return x, e.expect(")")
+		if !e.accept('o', ",") {
+			return x, e.expect(")")
+		}
+		rest, err := e.list(")") // a tuple
+		if err != nil {
+			return nil, err
+		}
+		return e.node("list", nil, append([]*expr{x}, rest...)...), nil
 	case "[":
 		items, err := e.list("]")
 		if err != nil {

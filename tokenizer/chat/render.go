@@ -406,11 +406,7 @@ func iterate(v any) ([]any, error) {
 	case []any:
 		return v, nil
 	case *dict:
-		keys := make([]any, len(v.keys))
-		for i, k := range v.keys {
-			keys[i] = k
-		}
-		return keys, nil
+		return append([]any{}, v.orig...), nil
 	case string:
 		var out []any
 		for _, c := range v {

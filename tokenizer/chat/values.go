@@ -8,6 +8,7 @@ import (
 // dict is a Python dict: keys keep their insertion order.
 type dict struct {
 	keys []string
+	orig []any // the keys as written (a template may use integer keys)
 	m    map[string]any
 }
 
@@ -60,9 +61,14 @@ func (d *dict) get(k string) (any, bool) {
 	return v, ok
 }
 
-func (d *dict) set(k string, v any) {
+func (d *dict) set(k string, v any) { d.setKey(k, v) }
+
+// setKey stores v under key, looked up by its string form.
+func (d *dict) setKey(key any, v any) {
+	k := str(key)
 	if _, ok := d.m[k]; !ok {
 		d.keys = append(d.keys, k)
+		d.orig = append(d.orig, key)
 	}
 	d.m[k] = v
 }
