@@ -130,6 +130,10 @@ func (r *renderer) attr(x any, name string, line int) (any, error) {
 		if v, ok := m[name]; ok {
 			return v, nil
 		}
+	case *loopInfo:
+		if v, ok := m.attr(name); ok {
+			return v, nil
+		}
 	case undefined:
 		return nil, r.errorf(line, "%s", m.hint)
 	case nil:

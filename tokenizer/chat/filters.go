@@ -36,38 +36,15 @@ func arg(args []any, kw map[string]any, i int, name string) (any, bool) {
 }
 
 func (r *renderer) applyFilter(name string, x any, args []any, kw map[string]any, line int) (any, error) {
+	if v, ok, err := r.textFilter(name, x, args, kw, line); ok {
+		return v, err
+	}
+	if v, ok, err := listFilter(name, x, args, kw); ok {
+		return v, err
+	}
 	switch name {
-	case "trim":
-		var chars *string
-		if c, ok := arg(args, kw, 0, "chars"); ok && c != nil {
-			s := str(c)
-			chars = &s
-		}
-		return pyStrip(str(x), chars, true, true), nil
-	case "lower":
-		return strings.ToLower(str(x)), nil
-	case "upper":
-		return strings.ToUpper(str(x)), nil
-	case "capitalize":
-		s := []rune(strings.ToLower(str(x)))
-		if len(s) > 0 {
-			s[0] = unicode.ToUpper(s[0])
-		}
-		return string(s), nil
-	case "title":
-		return title(str(x)), nil
-	case "string", "safe", "e", "escape":
-		if name == "e" || name == "escape" {
-			return htmlEscape(str(x)), nil
-		}
-		if _, ok := x.(string); ok || name == "string" {
-			return str(x), nil
-		}
-		return x, nil
 	case "length", "count":
 		return length(x)
-	case "wordcount":
-		return len(strings.Fields(str(x))), nil
 	case "default", "d":
 		def, _ := arg(args, kw, 0, "default_value")
 		boolean, _ := arg(args, kw, 1, "boolean")
@@ -110,58 +87,61 @@ func (r *renderer) applyFilter(name string, x any, args []any, kw map[string]any
 		return dictsort(x, args, kw)
 	case "sort":
 		return sortFilter(x, args, kw)
-	case "unique":
-		items, err := iterate(x)
-		var out []any
-		for _, it := range items {
-			dup := false
-			for _, o := range out {
-				dup = dup || equal(o, it)
-			}
-			if !dup {
-				out = append(out, it)
-			}
-		}
-		return out, err
-	case "reverse":
-		if s, ok := x.(string); ok {
-			rs := []rune(s)
-			for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
-				rs[i], rs[j] = rs[j], rs[i]
-			}
-			return string(rs), nil
-		}
-		items, err := iterate(x)
-		out := make([]any, len(items))
-		for i, v := range items {
-			out[len(items)-1-i] = v
-		}
-		return out, err
-	case "replace":
-		old, _ := arg(args, kw, 0, "old")
-		nw, _ := arg(args, kw, 1, "new")
-		s := strings.ReplaceAll(str(x), str(old), str(nw))
-		return r.sized(s, line)
-	case "indent":
-		return r.indent(x, args, kw, line)
 	case "int", "float", "abs", "round":
 		return numberFilter(name, x, args)
 	case "sum", "max", "min":
 		return aggregate(name, x, kw)
-	case "batch":
-		n, _ := arg(args, kw, 0, "linecount")
-		k, ok := n.(int)
-		if !ok || k < 1 {
-			return nil, fmt.Errorf("batch needs a positive size")
-		}
-		items, err := iterate(x)
-		var out []any
-		for i := 0; i < len(items); i += k {
-			out = append(out, append([]any{}, items[i:min(i+k, len(items))]...))
-		}
-		return out, err
 	}
 	return nil, fmt.Errorf("no filter named '%s'", name)
+}
+
+// textFilter applies the filters that make a string; ok is false for
+// other names.
+func (r *renderer) textFilter(name string, x any, args []any, kw map[string]any, line int) (v any, ok bool, err error) {
+	ok = true
+	v, err = func() (any, error) {
+		switch name {
+		case "trim":
+			var chars *string
+			if c, ok := arg(args, kw, 0, "chars"); ok && c != nil {
+				s := str(c)
+				chars = &s
+			}
+			return pyStrip(str(x), chars, true, true), nil
+		case "lower":
+			return strings.ToLower(str(x)), nil
+		case "upper":
+			return strings.ToUpper(str(x)), nil
+		case "capitalize":
+			s := []rune(strings.ToLower(str(x)))
+			if len(s) > 0 {
+				s[0] = unicode.ToUpper(s[0])
+			}
+			return string(s), nil
+		case "title":
+			return title(str(x)), nil
+		case "string", "safe", "e", "escape":
+			if name == "e" || name == "escape" {
+				return htmlEscape(str(x)), nil
+			}
+			if _, ok := x.(string); ok || name == "string" {
+				return str(x), nil
+			}
+			return x, nil
+		case "wordcount":
+			return len(strings.Fields(str(x))), nil
+		case "replace":
+			old, _ := arg(args, kw, 0, "old")
+			nw, _ := arg(args, kw, 1, "new")
+			s := strings.ReplaceAll(str(x), str(old), str(nw))
+			return r.sized(s, line)
+		case "indent":
+			return r.indent(x, args, kw, line)
+		}
+		ok = false
+		return nil, nil
+	}()
+	return v, ok, err
 }
 
 func title(s string) string {
@@ -530,6 +510,9 @@ func (r *renderer) test(e *expr) (any, error) {
 }
 
 func runTest(name string, x any, args []any) (bool, error) {
+	if ok, known := typeTest(name, x); known {
+		return ok, nil
+	}
 	one := func() (any, error) {
 		if len(args) != 1 {
 			return nil, fmt.Errorf("test %s needs one argument", name)
@@ -537,52 +520,6 @@ func runTest(name string, x any, args []any) (bool, error) {
 		return args[0], nil
 	}
 	switch name {
-	case "defined", "undefined":
-		_, undef := x.(undefined)
-		return undef == (name == "undefined"), nil
-	case "none":
-		return x == nil, nil
-	case "string":
-		_, ok := x.(string)
-		return ok, nil
-	case "number":
-		_, isInt := x.(int)
-		_, isFloat := x.(float64)
-		return isInt || isFloat, nil
-	case "integer":
-		_, ok := x.(int)
-		return ok, nil
-	case "float":
-		_, ok := x.(float64)
-		return ok, nil
-	case "boolean":
-		_, ok := x.(bool)
-		return ok, nil
-	case "mapping":
-		_, ok := x.(*dict)
-		_, isNS := x.(namespace)
-		return ok || isNS, nil
-	case "iterable", "sequence":
-		switch x.(type) {
-		case string, []any, *dict:
-			return true, nil
-		}
-		return false, nil
-	case "callable":
-		switch x.(type) {
-		case *macro, builtin:
-			return true, nil
-		}
-		return false, nil
-	case "true", "false":
-		b, ok := x.(bool)
-		return ok && b == (name == "true"), nil
-	case "lower", "upper":
-		s, ok := x.(string)
-		if name == "lower" {
-			return ok && s == strings.ToLower(s), nil
-		}
-		return ok && s == strings.ToUpper(s), nil
 	case "odd", "even":
 		n, ok := x.(int)
 		return ok && (n%2 != 0) == (name == "odd"), nil
@@ -626,4 +563,111 @@ func runTest(name string, x any, args []any) (bool, error) {
 		return c <= 0, nil
 	}
 	return false, fmt.Errorf("no test named '%s'", name)
+}
+
+// typeTest runs the tests on a value's type and case; known is false for
+// other names.
+func typeTest(name string, x any) (ok, known bool) {
+	known = true
+	switch name {
+	case "defined", "undefined":
+		_, undef := x.(undefined)
+		return undef == (name == "undefined"), true
+	case "none":
+		return x == nil, true
+	case "string":
+		_, ok := x.(string)
+		return ok, true
+	case "number":
+		_, isInt := x.(int)
+		_, isFloat := x.(float64)
+		return isInt || isFloat, true
+	case "integer":
+		_, ok := x.(int)
+		return ok, true
+	case "float":
+		_, ok := x.(float64)
+		return ok, true
+	case "boolean":
+		_, ok := x.(bool)
+		return ok, true
+	case "mapping":
+		_, ok := x.(*dict)
+		_, isNS := x.(namespace)
+		return ok || isNS, true
+	case "iterable", "sequence":
+		switch x.(type) {
+		case string, []any, *dict:
+			return true, true
+		}
+		return false, true
+	case "callable":
+		switch x.(type) {
+		case *macro, builtin:
+			return true, true
+		}
+		return false, true
+	case "true", "false":
+		b, ok := x.(bool)
+		return ok && b == (name == "true"), true
+	case "lower", "upper":
+		s, ok := x.(string)
+		if name == "lower" {
+			return ok && s == strings.ToLower(s), true
+		}
+		return ok && s == strings.ToUpper(s), true
+	}
+	return false, false
+}
+
+// listFilter applies unique, reverse and batch; ok is false for other
+// names.
+func listFilter(name string, x any, args []any, kw map[string]any) (v any, ok bool, err error) {
+	ok = true
+	v, err = func() (any, error) {
+		switch name {
+		case "unique":
+			items, err := iterate(x)
+			var out []any
+			for _, it := range items {
+				dup := false
+				for _, o := range out {
+					dup = dup || equal(o, it)
+				}
+				if !dup {
+					out = append(out, it)
+				}
+			}
+			return out, err
+		case "reverse":
+			if s, ok := x.(string); ok {
+				rs := []rune(s)
+				for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
+					rs[i], rs[j] = rs[j], rs[i]
+				}
+				return string(rs), nil
+			}
+			items, err := iterate(x)
+			out := make([]any, len(items))
+			for i, v := range items {
+				out[len(items)-1-i] = v
+			}
+			return out, err
+		case "batch":
+			n, _ := arg(args, kw, 0, "linecount")
+			k, ok := n.(int)
+			if !ok || k < 1 {
+				return nil, fmt.Errorf("batch needs a positive size")
+			}
+			items, err := iterate(x)
+			var out []any
+			for i := 0; i < len(items); i += k {
+				out = append(out, append([]any{}, items[i:min(i+k, len(items))]...))
+			}
+			return out, err
+		}
+		ok = false
+		return nil, nil
+	}()
+	return v, ok, err
 }

@@ -288,18 +288,8 @@ func stringMethod(name, s string, args []any) (any, error) {
 		return pyStrip(s, chars, true, false), nil
 	case "rstrip":
 		return pyStrip(s, chars, false, true), nil
-	case "lower":
-		return strings.ToLower(s), nil
-	case "upper":
-		return strings.ToUpper(s), nil
-	case "title":
-		return title(s), nil
-	case "capitalize":
-		rs := []rune(strings.ToLower(s))
-		if len(rs) > 0 {
-			rs[0] = unicode.ToUpper(rs[0])
-		}
-		return string(rs), nil
+	case "lower", "upper", "title", "capitalize":
+		return caseMethod(name, s), nil
 	case "startswith", "endswith":
 		return affix(name, s, args)
 	case "split", "rsplit":
@@ -482,4 +472,20 @@ func pyFormat(s string, args []any) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+func caseMethod(name, s string) string {
+	switch name {
+	case "lower":
+		return strings.ToLower(s)
+	case "upper":
+		return strings.ToUpper(s)
+	case "title":
+		return title(s)
+	}
+	rs := []rune(strings.ToLower(s))
+	if len(rs) > 0 {
+		rs[0] = unicode.ToUpper(rs[0])
+	}
+	return string(rs)
 }

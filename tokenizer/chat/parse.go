@@ -136,11 +136,11 @@ func Parse(name, src string) (*Template, error) {
 type parser struct {
 	loops int // enclosing for loops
 	depth int // nested blocks and expressions
-	name string
-	segs []segment
-	pos  int
-	line int
-	stmt []token // tokens of the statement that ended the last body
+	name  string
+	segs  []segment
+	pos   int
+	line  int
+	stmt  []token // tokens of the statement that ended the last body
 }
 
 func (p *parser) errorf(format string, args ...any) error {

@@ -23,7 +23,7 @@ type Options struct {
 
 // Budget of one rendering: a template is untrusted computation.
 const (
-	maxSteps  = 20_000_000 // statements and expressions evaluated
+	maxSteps  = 5_000_000 // statements, loop iterations and expressions evaluated
 	maxDepth  = 256        // nested macro calls and expressions
 	maxOutput = 64 << 20   // bytes of output, and of any one string value
 )
@@ -320,28 +320,10 @@ func (r *renderer) forLoop(n forNode) error {
 		return r.nodes(n.elseBody)
 	}
 	for i, it := range items {
-		loop := newDictOf()
-		for _, kv := range []struct {
-			k string
-			v any
-		}{{"index", i + 1}, {"index0", i}, {"first", i == 0}, {"last", i == len(items)-1}, {"length", len(items)},
-			{"revindex", len(items) - i}, {"revindex0", len(items) - i - 1}, {"depth", 1}, {"depth0", 0}} {
-			loop.set(kv.k, kv.v)
+		if err := r.step(n.line); err != nil {
+			return err
 		}
-		loop.set("previtem", undefined{hint: "'previtem' is undefined"})
-		loop.set("nextitem", undefined{hint: "'nextitem' is undefined"})
-		if i > 0 {
-			loop.set("previtem", items[i-1])
-		}
-		if i+1 < len(items) {
-			loop.set("nextitem", items[i+1])
-		}
-		loop.set("cycle", builtin(func(_ *renderer, args []any, _ map[string]any) (any, error) {
-			if len(args) == 0 {
-				return nil, fmt.Errorf("loop.cycle needs arguments")
-			}
-			return args[i%len(args)], nil
-		}))
+		loop := &loopInfo{items: items, i: i}
 		scope := map[string]any{"loop": loop}
 		if err := bindLoopVars(scope, n.vars, it); err != nil {
 			return r.errorf(n.line, "%v", err)
@@ -417,4 +399,50 @@ func iterate(v any) ([]any, error) {
 		return nil, nil
 	}
 	return nil, fmt.Errorf("'%s' object is not iterable", typeName(v))
+}
+
+// loopInfo is the loop variable of a for loop.
+type loopInfo struct {
+	items []any
+	i     int
+}
+
+func (l *loopInfo) attr(name string) (any, bool) {
+	i, n := l.i, len(l.items)
+	switch name {
+	case "index":
+		return i + 1, true
+	case "index0":
+		return i, true
+	case "first":
+		return i == 0, true
+	case "last":
+		return i == n-1, true
+	case "length":
+		return n, true
+	case "revindex":
+		return n - i, true
+	case "revindex0":
+		return n - i - 1, true
+	case "depth":
+		return 1, true
+	case "depth0":
+		return 0, true
+	case "previtem":
+		if i > 0 {
+			return l.items[i-1], true
+		}
+	case "nextitem":
+		if i+1 < n {
+			return l.items[i+1], true
+		}
+	case "cycle":
+		return builtin(func(_ *renderer, args []any, _ map[string]any) (any, error) {
+			if len(args) == 0 {
+				return nil, fmt.Errorf("loop.cycle needs arguments")
+			}
+			return args[i%len(args)], nil
+		}), true
+	}
+	return nil, false
 }
