@@ -64,7 +64,14 @@ func (d *decoder) read(c *hfComponent, depth int) error {
 
 // Decode turns ids back into text. Unknown ids are skipped; added tokens
 // give their text.
-func (t *Tokenizer) Decode(ids []int) string {
+func (t *Tokenizer) Decode(ids []int) string { return t.decode(ids, true) }
+
+// PieceText is the text of one token as it appears inside a decoded text
+// (a word-initial "▁" is a space here, where Decode would drop it at the
+// start); a lone byte of a multi-byte character is invalid UTF-8.
+func (t *Tokenizer) PieceText(id int) string { return t.decode([]int{id}, false) }
+
+func (t *Tokenizer) decode(ids []int, strip bool) string {
 	var b []byte
 	d := &t.dec
 	for k, id := range ids {
@@ -83,7 +90,7 @@ func (t *Tokenizer) Decode(ids []int) string {
 			if rest, ok := strings.CutPrefix(p, d.wordPiece); ok {
 				b = append(b, rest...)
 			} else {
-				if k > 0 {
+				if k > 0 || !strip {
 					b = append(b, ' ')
 				}
 				b = append(b, p...)
@@ -99,7 +106,7 @@ func (t *Tokenizer) Decode(ids []int) string {
 		}
 	}
 	s := string(b)
-	for i := 0; i < d.stripLeading && strings.HasPrefix(s, " "); i++ {
+	for i := 0; strip && i < d.stripLeading && strings.HasPrefix(s, " "); i++ {
 		s = s[1:]
 	}
 	return s

@@ -264,3 +264,28 @@ func spmPieces(js []byte, name string) ([]spmPiece, error) {
 	}
 	return parseSPMModel(s[:j])
 }
+
+// TestExactTextFamilies: prompts cut for every current family have
+// exactly the asked token count when re-tokenized.
+func TestExactTextFamilies(t *testing.T) {
+	cache := oracleCache(t)
+	rng := rand.New(rand.NewPCG(5, 5))
+	src := DefaultCorpus()
+	for _, f := range families {
+		t.Run(f.name, func(t *testing.T) {
+			tok, err := Load(familyFile(t, cache, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range []int{1, 7, 128, 1000, 4096} {
+				s, err := ExactText(tok, n, src, rng)
+				if err != nil {
+					t.Fatalf("n=%d: %v", n, err)
+				}
+				if got := tok.Count(s); got != n {
+					t.Errorf("n=%d: re-tokenized to %d", n, got)
+				}
+			}
+		})
+	}
+}

@@ -125,7 +125,7 @@ func (o *Options) write(w io.Writer, tok *tokenizer.Tokenizer, text string) erro
 	}
 	pieces := make([]string, len(ids))
 	for i, id := range ids {
-		pieces[i] = tok.Decode([]int{id})
+		pieces[i] = tok.PieceText(id)
 	}
 	if o.Format == "json" {
 		line, err := json.Marshal(result{Text: text, Count: len(ids), IDs: ids, Pieces: pieces})
