@@ -39,7 +39,7 @@ func oracleCache(t testing.TB) string {
 // family is a tokenizer file of a current model family.
 type family struct {
 	name string
-	rel  string                                 // under node_modules
+	rel  string                                  // under node_modules
 	make func(t testing.TB, cache string) string // builds the file instead
 }
 
@@ -235,9 +235,9 @@ func albertTokenizerJSON(t testing.TB, cache string) string {
 			map[string]any{"type": "Replace", "pattern": map[string]any{"Regex": " {2,}"}, "content": " "},
 		}},
 		"post_processor": nil,
-		"pre_tokenizer": map[string]any{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": true},
-		"decoder":       map[string]any{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": true},
-		"model":         map[string]any{"type": "Unigram", "unk_id": unk, "vocab": vocab, "byte_fallback": false},
+		"pre_tokenizer":  map[string]any{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": true},
+		"decoder":        map[string]any{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": true},
+		"model":          map[string]any{"type": "Unigram", "unk_id": unk, "vocab": vocab, "byte_fallback": false},
 	}
 	return writeJSONDoc(t, "albert", doc)
 }

@@ -24,8 +24,8 @@ type Options struct {
 // Budget of one rendering: a template is untrusted computation.
 const (
 	maxSteps  = 5_000_000 // statements, loop iterations and expressions evaluated
-	maxDepth  = 256        // nested macro calls and expressions
-	maxOutput = 64 << 20   // bytes of output, and of any one string value
+	maxDepth  = 256       // nested macro calls and expressions
+	maxOutput = 64 << 20  // bytes of output, and of any one string value
 )
 
 // undefined is the value of a missing name or attribute; hint says what
