@@ -17,6 +17,10 @@ bench: build
 	$(GO) run ./internal/benchtool
 	@echo "tokenizer: 10,000 prompts of ~1,000 tokens, 2 goroutines, cold cache (goal: < 10 s per tokenizer)"
 	$(GO) test -run '^$$' -bench '^BenchmarkWorkload10k$$' -benchtime 1x ./tokenizer
+	@echo "tokenizer: MB/s per core on plain English, cold word cache (goal: >= 5 for every family; current families after scripts/fetch-tokenizers.sh)"
+	$(GO) test -run '^$$' -bench '^BenchmarkEncodeFamilies$$' -benchtime 3x ./tokenizer
+	@echo "pre-tokenizer: regex engine vs hand scanner on the same pattern (goal: regex at most 2x slower)"
+	$(GO) test -run '^$$' -bench '^BenchmarkSplitScannerVsRegex$$' ./tokenizer
 
 # demo: the whole method from one file (servecmp run), then layer 2 from
 # two bundled nsys-like profiles (scripts/demo.sh: serve-sim's own traces
