@@ -110,6 +110,9 @@ func (x goRegexMatcher) find(s string, dst []span) []span {
 
 // newGGUFMatcher returns the matcher for one of llama.cpp's patterns.
 func newGGUFMatcher(pattern string) (matcher, error) {
+	if pattern == gpt2Isolated {
+		return gpt2Scanner{}, nil
+	}
 	if m, ok := fastMatcher(pattern); ok {
 		return m, nil
 	}
