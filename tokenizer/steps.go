@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -69,11 +70,22 @@ type part struct {
 	match bool
 }
 
+// splitScratch holds a split step's match and part buffers between calls
+// (a step runs once per piece, so fresh buffers would dominate the cost).
+type splitScratch struct {
+	spans []span
+	parts []part
+}
+
+var splitScratchPool = sync.Pool{New: func() any { return new(splitScratch) }}
+
 func (x splitStep) pieces(s string, _ bool, dst []string) []string {
-	var buf [64]span
-	matches := x.m.find(s, buf[:0])
-	var pbuf [128]part
-	parts := pbuf[:0]
+	sc := splitScratchPool.Get().(*splitScratch)
+	defer splitScratchPool.Put(sc)
+	matches := x.m.find(s, sc.spans[:0])
+	sc.spans = matches
+	parts := sc.parts[:0]
+	defer func() { sc.parts = parts[:0] }()
 	last := 0
 	for _, m := range matches {
 		if m.start > last {
@@ -93,9 +105,11 @@ func (x splitStep) pieces(s string, _ bool, dst []string) []string {
 	return dst
 }
 
-// combine applies a behavior to parts that cover a string in order.
+// combine applies a behavior to parts that cover a string in order. It
+// works in place: every output part is written at or before the index of
+// the last input part it reads.
 func combine(parts []part, b behavior) []part {
-	out := parts[:0:0]
+	out := parts[:0]
 	prevMatch := false
 	switch b {
 	case isolated:
@@ -116,17 +130,14 @@ func combine(parts []part, b behavior) []part {
 			prevMatch = p.match
 		}
 	case mergedWithNext:
-		for i := len(parts) - 1; i >= 0; i-- {
+		// A match joins the part after it when that part is a gap.
+		for i := 0; i < len(parts); i++ {
 			p := parts[i]
-			if p.match && !prevMatch && len(out) > 0 {
-				out[len(out)-1].start = p.start
-			} else {
-				out = append(out, p)
+			if p.match && i+1 < len(parts) && !parts[i+1].match {
+				p.end, p.match = parts[i+1].end, false
+				i++
 			}
-			prevMatch = p.match
-		}
-		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-			out[i], out[j] = out[j], out[i]
+			out = append(out, p)
 		}
 	case contiguous:
 		for i, p := range parts {

@@ -1,8 +1,10 @@
 package tokenizer
 
 import (
+	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Kind is the tokenizer family.
@@ -57,7 +59,9 @@ type Tokenizer struct {
 	nfc          bool     // the normalizer includes NFC
 	pre          pipeline // pre-tokenizer steps
 	ignoreMerges bool     // a piece that is itself a token is emitted whole
-	splitSpaces  bool     // character BPE: no merge can cross "x▁", so words may be cached separately
+	splitSpaces  bool     // character BPE: words may be cut before "▁" (see spaceCut) and cached separately
+	spaceJoin    []rune   // runes other than "▁" that some piece has right before a "▁"
+	joinBytes    bool     // some piece has ">▁": a byte token <0xNN> may join the "▁" after it
 	byteIDs      [256]int // byte-level: id of each byte's rune; otherwise <0xNN> ids (-1 if none)
 	hasBytes     bool     // byte fallback
 	unk          int
@@ -160,7 +164,7 @@ func (t *Tokenizer) encodeSegment(s string, first bool, out []int) []int {
 		case t.kind == WordPiece && t.wp == nil:
 			out = t.encodeWordPiece(w, out)
 		case t.kind == SentencePieceBPE && t.splitSpaces:
-			forEachSPWord(w, func(x string) { out = t.encodeWord(x, out) })
+			t.forEachSPWord(w, func(x string) { out = t.encodeWord(x, out) })
 		default:
 			out = t.encodeWord(w, out)
 		}
@@ -168,17 +172,42 @@ func (t *Tokenizer) encodeSegment(s string, first bool, out []int) []int {
 	return out
 }
 
-// forEachSPWord cuts s before every "▁" that follows another character
-// than "▁".
-func forEachSPWord(s string, fn func(string)) {
+// forEachSPWord cuts s before every "▁" where no merge can join the
+// symbol before it to the "▁" (spaceCut) and calls fn for each part.
+func (t *Tokenizer) forEachSPWord(s string, fn func(string)) {
 	start := 0
 	for i := 1; i < len(s); i++ {
-		if strings.HasPrefix(s[i:], spaceMark) && !strings.HasSuffix(s[:i], spaceMark) {
+		if strings.HasPrefix(s[i:], spaceMark) && t.spaceCut(s[:i]) {
 			fn(s[start:i])
 			start = i
 		}
 	}
 	fn(s[start:])
+}
+
+// spaceCut reports whether BPE can never merge across the point between
+// before and a following "▁". Merged pieces are concatenations of the
+// pieces they join, so a merge across the point makes a piece holding the
+// last character of the left symbol's piece right before "▁": the
+// character c that ends before when c has a token, else ">" (the end of
+// its byte fallback token <0xNN>). No piece holds "c▁" for c outside
+// spaceJoin; the cut is also never made after "▁" itself (runs of "▁"
+// merge).
+func (t *Tokenizer) spaceCut(before string) bool {
+	c, n := utf8.DecodeLastRuneInString(before)
+	if c == '▁' {
+		return false
+	}
+	for _, j := range t.spaceJoin {
+		if c == j {
+			return false
+		}
+	}
+	if !t.joinBytes {
+		return true
+	}
+	_, ok := t.vocab[before[len(before)-n:]]
+	return ok
 }
 
 // encodeWord appends the ids of one pre-token, through the cache.
@@ -349,21 +378,32 @@ func (t *Tokenizer) finish(added []addedToken) {
 		t.maxPiece = max(t.maxPiece, len(p))
 	}
 	if t.kind == SentencePieceBPE {
-		t.splitSpaces = !anyInnerSpaceMark(t.pieces)
+		t.spaceJoin, t.splitSpaces = spaceJoiners(t.pieces)
+		_, hasMark := t.vocab[spaceMark]
+		t.splitSpaces = t.splitSpaces && hasMark
+		t.joinBytes = slices.Contains(t.spaceJoin, '>')
 	}
 }
 
-// anyInnerSpaceMark reports whether some piece has "▁" right after another
-// character than "▁"; if none has, BPE can never merge across such a point.
-func anyInnerSpaceMark(pieces []string) bool {
+// maxSpaceJoin bounds spaceJoin: past it the cut is not worth its test.
+const maxSpaceJoin = 16
+
+// spaceJoiners lists the runes other than "▁" that some piece has right
+// before a "▁"; ok is false when there are more than maxSpaceJoin.
+func spaceJoiners(pieces []string) ([]rune, bool) {
+	var out []rune
 	for _, p := range pieces {
-		for i := 1; i < len(p); i++ {
-			if strings.HasPrefix(p[i:], spaceMark) && !strings.HasSuffix(p[:i], spaceMark) {
-				return true
+		prev := rune(-1)
+		for _, r := range p {
+			if r == '▁' && prev >= 0 && prev != '▁' && !slices.Contains(out, prev) {
+				if out = append(out, prev); len(out) > maxSpaceJoin {
+					return nil, false
+				}
 			}
+			prev = r
 		}
 	}
-	return false
+	return out, true
 }
 
 // ChatTemplate is the chat template found next to a tokenizer.json (in
