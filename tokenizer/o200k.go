@@ -85,14 +85,14 @@ func upperLower(s string, i int) (int, bool) {
 		e += n
 	}
 	if w := wRunEnd(s, e); w > e {
-		return w + contraction(s, w, true), true
+		return w + contraction(s, w, caseFold), true
 	}
 	// Give back U runes from the end; the last one that is also W starts
 	// (and, since the next rune is not W, ends) the W run.
 	for j := e; j > i; {
 		r, n := lastRune(s[:j])
 		if o200kFlags(r)&flagW != 0 {
-			return j + contraction(s, j, true), true
+			return j + contraction(s, j, caseFold), true
 		}
 		j -= n
 	}
@@ -113,7 +113,7 @@ func upperThenLower(s string, i int) (int, bool) {
 		return 0, false
 	}
 	e = wRunEnd(s, e)
-	return e + contraction(s, e, true), true
+	return e + contraction(s, e, caseFold), true
 }
 
 // wRunEnd is the end of the run of W runes at i.

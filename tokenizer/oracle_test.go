@@ -86,7 +86,7 @@ func hostileCorpus() []string {
 		"<|begin_of_text|><|start_header_id|>system<|end_header_id|>", "<｜begin▁of▁sentence｜>hi",
 		"func main() {\n\tfmt.Println(\"hi\") // comment\n}\n", "https://example.com/a/b?c=d&e=f#g",
 		"!!!!!! ???? ... --- *** ___ ~~~", "'''' \"\" `` ''quoted'' ``quoted``", "İstanbul ǅ ß ẞ ŉ", "ᚠᛇᚻ ሰላም ກາ ខ្ញុំ",
-		"a\u200db\u200cc\ufe0fd\u00ade", "x\u0000y\u0007z\u007f", "    Hello\n    Hello", "\n =", "' era",
+		"a\u200db\u200cc\ufe0fd\u00ade", "x\u0000y\u0007z\u007f", "    Hello\n    Hello", "\n =", "' era", "it'ſ IT'ſ we'ſt 'ſ",
 		strings.Repeat("word ", 300), strings.Repeat(" ", 70) + "x" + strings.Repeat("\n", 40),
 	}
 	rng := rand.New(rand.NewPCG(24, 24))

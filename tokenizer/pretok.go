@@ -91,14 +91,23 @@ func runOf(s string, i int, cls uint8) int {
 	return i
 }
 
+// Case matching of contractions: exact ('s), by ASCII classes ('[sS]), or
+// case-insensitive ((?i:'s), Unicode simple case folding).
+const (
+	caseExact = iota
+	caseASCII
+	caseFold
+)
+
 // contraction returns the length of an English contraction suffix
-// ('s 't 're 've 'm 'll 'd) at s[i:], which starts with an apostrophe.
-func contraction(s string, i int, fold bool) int {
+// ('s 't 're 've 'm 'll 'd) at s[i:], which starts with an apostrophe,
+// matched with the given case rule.
+func contraction(s string, i int, rule int) int {
 	if i+1 >= len(s) || s[i] != '\'' {
 		return 0
 	}
 	lower := func(c byte) byte {
-		if fold && c >= 'A' && c <= 'Z' {
+		if rule != caseExact && c >= 'A' && c <= 'Z' {
 			return c + 32
 		}
 		return c
@@ -106,6 +115,12 @@ func contraction(s string, i int, fold bool) int {
 	switch lower(s[i+1]) {
 	case 's', 't', 'm', 'd':
 		return 2
+	}
+	// Case-insensitive matching folds by Unicode simple case folding:
+	// "ſ" (U+017F, long s) is an "s" there; no other letter of the
+	// contractions has a fold outside ASCII.
+	if rule == caseFold && strings.HasPrefix(s[i+1:], "ſ") {
+		return 3
 	}
 	if i+2 < len(s) {
 		two := string([]byte{lower(s[i+1]), lower(s[i+2])})
@@ -150,7 +165,7 @@ type gpt2Scanner struct{}
 func (gpt2Scanner) find(s string, dst []span) []span { return coverAll(s, dst, gpt2Piece) }
 
 func gpt2Piece(s string, i int) int {
-	if k := contraction(s, i, false); k > 0 {
+	if k := contraction(s, i, caseExact); k > 0 {
 		return i + k
 	}
 	j := i
@@ -169,12 +184,15 @@ func gpt2Piece(s string, i int) int {
 // llama3Scanner is the Llama 3 / Qwen2 pattern
 // (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,D}|
 // ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+ with D = maxDigits.
-type llama3Scanner struct{ maxDigits int }
+type llama3Scanner struct {
+	maxDigits int
+	caseRule  int // of the contractions: caseFold for (?i:…), caseASCII for '[sS]…
+}
 
 func (l llama3Scanner) find(s string, dst []span) []span { return coverAll(s, dst, l.piece) }
 
 func (l llama3Scanner) piece(s string, i int) int {
-	if k := contraction(s, i, true); k > 0 {
+	if k := contraction(s, i, l.caseRule); k > 0 {
 		return i + k
 	}
 	r, n := at(s, i)
@@ -253,10 +271,10 @@ func fastMatcher(pattern string) (matcher, bool) {
 	if pattern == o200kPattern {
 		return o200kScanner{}, true
 	}
-	for _, head := range llama3Head {
+	for k, head := range llama3Head {
 		for digits, rep := range map[int]string{1: "", 3: "{1,3}"} {
 			if pattern == head+fmt.Sprintf(llama3Tail, rep) {
-				return llama3Scanner{maxDigits: digits}, true
+				return llama3Scanner{maxDigits: digits, caseRule: []int{caseFold, caseASCII}[k]}, true
 			}
 		}
 	}
