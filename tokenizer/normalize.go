@@ -153,7 +153,7 @@ func replacer(c *hfComponent) (normFunc, error) {
 		}
 		return func(s string) string { return strings.ReplaceAll(s, old, content) }, nil
 	case c.Pattern.Regex != nil:
-		m, err := newRegexMatcher(*c.Pattern.Regex)
+		m, err := newPatternMatcher(*c.Pattern.Regex)
 		if err != nil {
 			return nil, err
 		}

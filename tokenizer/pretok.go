@@ -291,5 +291,5 @@ func newMatcher(pattern string) (matcher, error) {
 	if cs, ok := compileClassSplitter(translateSpace(pattern)); ok && !strings.ContainsAny(pattern, "$^") {
 		return cs, nil
 	}
-	return newRegexMatcher(pattern)
+	return newPatternMatcher(pattern)
 }

@@ -117,7 +117,7 @@ func newGGUFMatcher(pattern string) (matcher, error) {
 		return m, nil
 	}
 	if strings.Contains(pattern, "(?=") || strings.Contains(pattern, "(?!") || strings.Contains(pattern, "(?<") {
-		return newRegexMatcher(pattern)
+		return newPatternMatcher(pattern)
 	}
 	tp := translateSpace(pattern)
 	if cs, ok := compileClassSplitter(tp); ok {
@@ -160,4 +160,35 @@ func translateSpace(p string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// engineMatcher runs a pattern on the package's regex engine and, for a
+// text where the engine's bound is exceeded, on regexp2.
+type engineMatcher struct {
+	root     *reNode
+	fallback *regexMatcher
+}
+
+func (x engineMatcher) find(s string, dst []span) []span {
+	n := len(dst)
+	out, ok := reMatch(x.root, s, dst)
+	if ok {
+		return out
+	}
+	return x.fallback.find(s, out[:n])
+}
+
+// newPatternMatcher compiles an Oniguruma pattern with regexp2 (which
+// decides whether the pattern is valid) and, when the pattern is in its
+// subset, with the package's engine, which then runs it.
+func newPatternMatcher(pattern string) (matcher, error) {
+	slow, err := newRegexMatcher(pattern)
+	if err != nil {
+		return nil, err
+	}
+	root, err := parseRegex(pattern)
+	if err != nil {
+		return slow, nil
+	}
+	return engineMatcher{root: root, fallback: slow}, nil
 }
