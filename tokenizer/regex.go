@@ -18,23 +18,35 @@ import (
 // digits), and ^ and $ are line anchors as in Ruby (the Multiline option).
 
 // maxRegexStack bounds one match's backtracking stack (integer slots);
-// regexTimeout bounds one match's time. A match that exceeds either ends
-// the pre-token there, and RegexFailures counts it.
-const (
-	maxRegexStack = 1 << 24
-	regexTimeout  = 10 * time.Second
-)
+// regexTimeout bounds one match's time. A find that exceeds either fails:
+// the piece is left unsplit, Encode records the failure (Tokenizer.Err)
+// and EncodeChecked returns it, naming the file and the pattern.
+const maxRegexStack = 1 << 24
 
-// regexFailures counts matches abandoned for exceeding a bound.
+var regexTimeout = 10 * time.Second // a variable for the tests only
+
+// regexFailures counts finds abandoned for exceeding a bound.
 var regexFailures atomic.Int64
 
-// RegexFailures is the number of pre-tokenizer regex matches abandoned
+// RegexFailures is the number of pre-tokenizer regex finds abandoned
 // since the process started because they exceeded the backtracking or
-// time bound (0 for every pattern of a real tokenizer file).
+// time bound (0 for every pattern of a real tokenizer file; Load refuses
+// a pattern that exceeds them on its probe texts).
 func RegexFailures() int64 { return regexFailures.Load() }
 
+// failingMatcher is a matcher whose find can exceed a bound; ok is false
+// then, and the matches are unknown.
+type failingMatcher interface {
+	matcher
+	findOK(s string, dst []span) (out []span, ok bool)
+	pattern() string
+}
+
 // regexMatcher runs an Oniguruma pattern on regexp2.
-type regexMatcher struct{ re *regexp2.Regexp }
+type regexMatcher struct {
+	re  *regexp2.Regexp
+	src string
+}
 
 func newRegexMatcher(pattern string) (*regexMatcher, error) {
 	re, err := regexp2.Compile(onigToNET(pattern), regexp2.Multiline, regexp2.OptionMaxBacktrackingStackSize(maxRegexStack))
@@ -42,22 +54,32 @@ func newRegexMatcher(pattern string) (*regexMatcher, error) {
 		return nil, fmt.Errorf("pre-tokenizer pattern %q: %v", pattern, oneLineErr(err))
 	}
 	re.MatchTimeout = regexTimeout
-	return &regexMatcher{re: re}, nil
+	return &regexMatcher{re: re, src: pattern}, nil
 }
 
 func oneLineErr(err error) string { return strings.ReplaceAll(err.Error(), "\n", " ") }
 
+// find is findOK; on a failure it returns dst (no matches) and counts it.
 func (x *regexMatcher) find(s string, dst []span) []span {
+	out, ok := x.findOK(s, dst)
+	if !ok {
+		regexFailures.Add(1)
+	}
+	return out
+}
+
+func (x *regexMatcher) findOK(s string, dst []span) ([]span, bool) {
 	idx, err := x.re.FindAllStringIndex(s, -1)
 	if err != nil {
-		regexFailures.Add(1)
-		return dst
+		return dst, false
 	}
 	for _, m := range idx {
 		dst = append(dst, span{m[0], m[1]})
 	}
-	return dst
+	return dst, true
 }
+
+func (x *regexMatcher) pattern() string { return x.src }
 
 // onigWord is Oniguruma's Unicode \w inside a character class:
 // alphabetic characters, marks, decimal digits, connector punctuation, and
@@ -170,25 +192,39 @@ type engineMatcher struct {
 }
 
 func (x engineMatcher) find(s string, dst []span) []span {
+	out, ok := x.findOK(s, dst)
+	if !ok {
+		regexFailures.Add(1)
+	}
+	return out
+}
+
+func (x engineMatcher) findOK(s string, dst []span) ([]span, bool) {
 	n := len(dst)
 	out, ok := reMatch(x.root, s, dst)
 	if ok {
-		return out
+		return out, true
 	}
-	return x.fallback.find(s, out[:n])
+	return x.fallback.findOK(s, out[:n])
 }
+
+func (x engineMatcher) pattern() string { return x.fallback.src }
 
 // newPatternMatcher compiles an Oniguruma pattern with regexp2 (which
 // decides whether the pattern is valid) and, when the pattern is in its
-// subset, with the package's engine, which then runs it.
-func newPatternMatcher(pattern string) (matcher, error) {
+// subset, with the package's engine, which then runs it. A pattern that
+// exceeds the bounds on a probe text is refused (probeMatcher).
+func newPatternMatcher(pattern string) (failingMatcher, error) {
 	slow, err := newRegexMatcher(pattern)
 	if err != nil {
 		return nil, err
 	}
-	root, err := parseRegex(pattern)
-	if err != nil {
-		return slow, nil
+	var m failingMatcher = slow
+	if root, err := parseRegex(pattern); err == nil {
+		m = engineMatcher{root: root, fallback: slow}
 	}
-	return engineMatcher{root: root, fallback: slow}, nil
+	if err := probeMatcher(m); err != nil {
+		return nil, err
+	}
+	return m, nil
 }

@@ -31,21 +31,29 @@ type preStep interface {
 // pipeline applies pre-tokenizer steps in order.
 type pipeline []preStep
 
-// run calls fn for every final piece of s, in order.
-func (p pipeline) run(s string, first bool, fn func(string)) {
+// run calls fn for every final piece of s, in order. It returns the
+// pattern of a regex that exceeded its bounds on some piece (that piece
+// was left unsplit), or "".
+func (p pipeline) run(s string, first bool, fn func(string)) (failed string) {
 	if len(s) == 0 {
-		return
+		return ""
 	}
 	if len(p) == 0 {
 		fn(s)
-		return
+		return ""
 	}
-	cur := []string{s}
-	var next []string
+	w := pipelinePool.Get().(*pipelineScratch)
+	defer pipelinePool.Put(w)
+	cur, next := append(w.a[:0], s), w.b[:0]
 	for _, step := range p {
 		next = next[:0]
+		split, isSplit := step.(splitStep)
 		for k, piece := range cur {
-			next = step.pieces(piece, first && k == 0, next)
+			if isSplit {
+				next = split.split(piece, next, &w.split)
+			} else {
+				next = step.pieces(piece, first && k == 0, next)
+			}
 		}
 		cur, next = next, cur
 	}
@@ -54,7 +62,21 @@ func (p pipeline) run(s string, first bool, fn func(string)) {
 			fn(piece)
 		}
 	}
+	clear(cur)
+	clear(next)
+	w.a, w.b = cur[:0], next[:0]
+	failed, w.split.failed = w.split.failed, ""
+	return failed
 }
+
+// pipelineScratch holds the buffers of pipeline.run between calls: the
+// piece lists and the split steps' buffers.
+type pipelineScratch struct {
+	a, b  []string
+	split splitScratch
+}
+
+var pipelinePool = sync.Pool{New: func() any { return new(pipelineScratch) }}
 
 // splitStep cuts s at the matches of m, by behavior; invert swaps the
 // roles of matches and gaps.
@@ -73,8 +95,9 @@ type part struct {
 // splitScratch holds a split step's match and part buffers between calls
 // (a step runs once per piece, so fresh buffers would dominate the cost).
 type splitScratch struct {
-	spans []span
-	parts []part
+	spans  []span
+	parts  []part
+	failed string // the pattern of a find that exceeded its bounds
 }
 
 var splitScratchPool = sync.Pool{New: func() any { return new(splitScratch) }}
@@ -82,7 +105,23 @@ var splitScratchPool = sync.Pool{New: func() any { return new(splitScratch) }}
 func (x splitStep) pieces(s string, _ bool, dst []string) []string {
 	sc := splitScratchPool.Get().(*splitScratch)
 	defer splitScratchPool.Put(sc)
-	matches := x.m.find(s, sc.spans[:0])
+	return x.split(s, dst, sc)
+}
+
+// split appends the pieces of s to dst, with the buffers of sc.
+func (x splitStep) split(s string, dst []string, sc *splitScratch) []string {
+	var matches []span
+	if fm, ok := x.m.(failingMatcher); ok {
+		var found bool
+		if matches, found = fm.findOK(s, sc.spans[:0]); !found {
+			if sc.failed == "" {
+				sc.failed = fm.pattern()
+			}
+			return append(dst, s) // unsplit: no text is dropped
+		}
+	} else {
+		matches = x.m.find(s, sc.spans[:0])
+	}
 	sc.spans = matches
 	parts := sc.parts[:0]
 	defer func() { sc.parts = parts[:0] }()

@@ -1,9 +1,11 @@
 package tokenizer
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -78,6 +80,8 @@ type Tokenizer struct {
 	mu    sync.Mutex
 	cache map[string][]int
 
+	failure atomic.Pointer[error] // the first regex failure (Err)
+
 	chatTemplate string
 }
 
@@ -123,9 +127,20 @@ func (t *Tokenizer) Piece(id int) string {
 func (t *Tokenizer) Count(text string) int { return len(t.Encode(text)) }
 
 // Encode tokenizes text without adding any special token (no BOS/EOS).
-// Added tokens appearing verbatim in the text are matched first.
+// Added tokens appearing verbatim in the text are matched first. Where a
+// pre-tokenizer regex exceeds its bounds on a piece, the piece is encoded
+// unsplit and the failure is kept for Err; EncodeChecked returns it.
 func (t *Tokenizer) Encode(text string) []int {
+	ids, _ := t.EncodeChecked(text)
+	return ids
+}
+
+// EncodeChecked is Encode that also returns the failure of a
+// pre-tokenizer regex on this text (the file and the pattern named); the
+// ids are then not the reference's.
+func (t *Tokenizer) EncodeChecked(text string) ([]int, error) {
 	var out []int
+	failed := ""
 	t.rawAdded.splitAdded(text, func(seg string, off int, tok *addedToken) {
 		if tok != nil {
 			out = append(out, tok.id)
@@ -139,10 +154,35 @@ func (t *Tokenizer) Encode(text string) []int {
 				out = append(out, tok.id)
 				return
 			}
-			out = t.encodeSegment(s, off == 0 && off2 == 0, out)
+			var f string
+			if out, f = t.encodeSegment(s, off == 0 && off2 == 0, out); failed == "" {
+				failed = f
+			}
 		})
 	})
-	return out
+	if failed == "" {
+		return out, nil
+	}
+	regexFailures.Add(1)
+	err := fmt.Errorf("tokenizer %s: pre-tokenizer pattern %q exceeded the regex bounds (backtracking stack of %d slots or %v) on this text; the piece was left unsplit, so the ids may differ from the reference",
+		t.path, failed, maxRegexStack, regexTimeout)
+	t.failure.CompareAndSwap(nil, &err)
+	return out, err
+}
+
+// CountChecked is Count with EncodeChecked's error.
+func (t *Tokenizer) CountChecked(text string) (int, error) {
+	ids, err := t.EncodeChecked(text)
+	return len(ids), err
+}
+
+// Err is the first failure of a pre-tokenizer regex in any Encode or
+// Count so far (nil if none): counts made since may be wrong.
+func (t *Tokenizer) Err() error {
+	if p := t.failure.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // EncodeSpecial is Encode with the special tokens the file's
@@ -154,12 +194,13 @@ func (t *Tokenizer) EncodeSpecial(text string) []int {
 }
 
 // encodeSegment encodes normalized text between added tokens; first says
-// whether it starts the text.
-func (t *Tokenizer) encodeSegment(s string, first bool, out []int) []int {
+// whether it starts the text. failed is the pattern of a pre-tokenizer
+// regex that exceeded its bounds, or "".
+func (t *Tokenizer) encodeSegment(s string, first bool, out []int) (ids []int, failed string) {
 	if len(s) == 0 {
-		return out
+		return out, ""
 	}
-	t.pre.run(s, first, func(w string) {
+	failed = t.pre.run(s, first, func(w string) {
 		switch {
 		case t.kind == WordPiece && t.wp == nil:
 			out = t.encodeWordPiece(w, out)
@@ -169,7 +210,7 @@ func (t *Tokenizer) encodeSegment(s string, first bool, out []int) []int {
 			out = t.encodeWord(w, out)
 		}
 	})
-	return out
+	return out, failed
 }
 
 // forEachSPWord cuts s before every "▁" where no merge can join the

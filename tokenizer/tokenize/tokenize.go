@@ -119,7 +119,10 @@ type result struct {
 }
 
 func (o *Options) write(w io.Writer, tok *tokenizer.Tokenizer, text string) error {
-	ids := tok.Encode(text)
+	ids, err := tok.EncodeChecked(text)
+	if err != nil {
+		return err
+	}
 	if o.Special {
 		ids = tok.EncodeSpecial(text)
 	}
@@ -140,7 +143,7 @@ func (o *Options) write(w io.Writer, tok *tokenizer.Tokenizer, text string) erro
 	for i, id := range ids {
 		fmt.Fprintf(&b, " %d=%q", id, pieces[i])
 	}
-	_, err := fmt.Fprintln(w, b.String())
+	_, err = fmt.Fprintln(w, b.String())
 	return err
 }
 
