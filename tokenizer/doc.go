@@ -10,7 +10,9 @@
 //
 //   - normalizers: NFC, NFD, NFKC, NFKD, Lowercase (full Unicode), Strip,
 //     StripAccents, Replace (string or regex), Prepend, BertNormalizer,
-//     Sequence (Precompiled, SentencePiece's charsmap, is refused);
+//     Precompiled (SentencePiece's charsmap: its darts-clone trie read and
+//     bounds-checked, applied per grapheme cluster as the reference
+//     library does; see precompiled.go), Sequence;
 //   - pre-tokenizers: Split (string or regex; Removed, Isolated,
 //     MergedWithPrevious, MergedWithNext, Contiguous; invert), ByteLevel
 //     (with or without its regex, add_prefix_space), Metaspace
@@ -38,15 +40,27 @@
 //     vocabulary indices in [0, VocabSize()). Added tokens written verbatim
 //     in the text are matched first (leftmost, then longest), as the
 //     reference encoders do.
-//   - Regexes are Oniguruma's (the reference's engine): they run on
-//     regexp2 (a backtracking engine with lookaround) with \s = Unicode
-//     White_Space, \w = Oniguruma's word set, ^ and $ line anchors. The
-//     GPT-2, Llama 3/Qwen2 and o200k patterns run on hand scanners, and
-//     simple class patterns on a class scanner; tests prove each equal to
-//     the regex engine on a hostile corpus and by fuzzing. A match that
-//     exceeds the backtracking bound is counted (RegexFailures).
+//   - Regexes are Oniguruma's (the reference's engine), with \s = Unicode
+//     White_Space, \w = Oniguruma's word set, ^ and $ line anchors.
+//     regexp2 (a backtracking engine with lookaround) validates every
+//     pattern. The GPT-2, Llama 3/Qwen2 and o200k patterns run on hand
+//     scanners, simple class patterns on a class scanner, and any other
+//     pattern in the subset of this package's engine (reparse.go,
+//     rematch.go: classes, (?i) literals, loops, lookahead, anchors) on
+//     that engine, with regexp2 as the fallback past its step bound; the
+//     rest runs on regexp2. Tests prove each equal to regexp2 on a hostile
+//     corpus, random text and patterns, and by fuzzing.
+//   - A regex that exceeds the bounds (backtracking stack, time) is caught
+//     at Load on probe texts (the file is refused, naming the pattern);
+//     past that, an encode that exceeds them keeps the piece unsplit,
+//     EncodeChecked returns the error (file and pattern named) and Err
+//     keeps the first one; RegexFailures counts them process-wide.
 //   - BPE applies the lowest merge rank (or highest score) first, the
-//     leftmost pair on ties. Results per pre-token are cached (bounded).
+//     leftmost pair on ties, with a heap of candidate pairs over linked
+//     symbols (O(n log n) per word). Results per pre-token are cached
+//     (bounded). SentencePiece-style text without a pre-tokenizer split
+//     (Gemma 3) is cut before each "▁" that no piece can join to the
+//     character before it, so its words are cached too.
 //   - For byte-level models Decode(Encode(s)) == s for any valid UTF-8 s
 //     (after the file's normalizer).
 //   - TokenID("bos"/"eos"/…) answers only when the file (or its

@@ -3,11 +3,14 @@ package tokenizer
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -241,4 +244,75 @@ func TestRealCharsmap(t *testing.T) {
 		}
 	}
 	t.Logf("normalizeHF equals NFKC on %d of %d hostile texts", same, len(texts))
+}
+
+// albertPrecompiledJSON is ALBERT's tokenizer.json as the reference
+// library's converter writes it: albertTokenizerJSON's normalizers with
+// the model's precompiled_charsmap inserted after Lowercase (before the
+// final Replace of space runs).
+func albertPrecompiledJSON(t testing.TB, cache string) string {
+	data, err := os.ReadFile(albertTokenizerJSON(t, cache))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	seq := doc["normalizer"].(map[string]any)
+	list := seq["normalizers"].([]any)
+	pre := map[string]any{"type": "Precompiled", "precompiled_charsmap": base64.StdEncoding.EncodeToString(albertCharsmap(t, cache))}
+	seq["normalizers"] = append(append(slices.Clone(list[:len(list)-1]), pre), list[len(list)-1])
+	return writeJSONDoc(t, "albert-precompiled", doc)
+}
+
+// jsPrecompiled is how tokenizers.js applies a Precompiled normalizer: it
+// ignores the charsmap, drops the control characters and maps the space
+// characters nmt_nfkc lists, then applies NFKC (around any U+FF5E).
+func jsPrecompiled(s string) string {
+	s = regexp.MustCompile("[\u0001-\u0008\u000B\u000E-\u001F\u007F\u008F\u009F]").ReplaceAllString(s, "")
+	s = regexp.MustCompile("[\u0009\u000A\u000C\u000D\u00A0\u1680\u2000-\u200F\u2028\u2029\u202F\u205F\u2581\u3000\uFEFF\uFFFD]").ReplaceAllString(s, " ")
+	parts := strings.Split(s, "\uFF5E")
+	for i, p := range parts {
+		parts[i] = norm.NFKC.String(p)
+	}
+	return strings.Join(parts, "\uFF5E")
+}
+
+// TestOraclePrecompiled compares ALBERT's tokenizer.json with its real
+// Precompiled normalizer against tokenizers.js. The oracle approximates
+// the charsmap with NFKC (jsPrecompiled), so ids are compared on the texts
+// where the whole normalizer chain gives the same text both ways; on the
+// others the difference is the charsmap's (nmt_nfkc differs from NFKC, and
+// maps newlines and tabs to spaces before the oracle's NFKC does too).
+func TestOraclePrecompiled(t *testing.T) {
+	cache := oracleCache(t)
+	path := albertPrecompiledJSON(t, cache)
+	tok, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spaces := regexp.MustCompile(" {2,}")
+	jsChain := func(s string) string {
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "``", "\""), "''", "\"")
+		s = lowercase(dropRunes(norm.NFKD.String(s), unicode.M))
+		return spaces.ReplaceAllString(jsPrecompiled(s), " ")
+	}
+	texts := append(hostileCorpus(), "Ｆｕｌｌ－ｗｉｄｔｈ ＡＳＣＩＩ", "ﬁne ﬂour", "①②③ ⑴", "x～y", "Ⅻ ½ ㎏")
+	want := runOracle(t, cache, path, texts)
+	compared, differing := 0, []string{}
+	for i, s := range texts {
+		if tok.norm(s) != jsChain(s) {
+			differing = append(differing, s)
+			continue
+		}
+		compared++
+		if got := tok.Encode(s); !slices.Equal(got, want[i]) && !(len(got) == 0 && len(want[i]) == 0) {
+			t.Errorf("text %d %q (same normalization both ways):\n got %v\nwant %v", i, s, got, want[i])
+		}
+	}
+	if compared < len(texts)/2 {
+		t.Errorf("only %d of %d texts normalize alike: the comparison says little", compared, len(texts))
+	}
+	t.Logf("ids compared on %d of %d texts; %d normalize differently, e.g. %q", compared, len(texts), len(differing), differing[:min(3, len(differing))])
 }

@@ -102,7 +102,10 @@ var reRunPool = sync.Pool{New: func() any { return new(reRun) }}
 // a bound was exceeded.
 func reMatch(root *reNode, s string, dst []span) ([]span, bool) {
 	r := reRunPool.Get().(*reRun)
-	defer reRunPool.Put(r)
+	defer func() {
+		r.s = "" // the pool keeps no text alive
+		reRunPool.Put(r)
+	}()
 	*r = reRun{s: s, conts: r.conts[:0], limit: reStepsBase + reStepsPerByte*len(s)}
 	for i := 0; i < len(s); {
 		if root.first.allows(s, i) {
