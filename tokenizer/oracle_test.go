@@ -64,10 +64,22 @@ func familyFile(t testing.TB, cache string, f family) string {
 		return f.make(t, cache)
 	}
 	p := filepath.Join(cache, "node_modules", f.rel)
-	if _, err := os.Stat(p); err != nil {
+	st, err := os.Stat(p)
+	if err != nil {
 		t.Skipf("%s absent: %v", f.rel, err)
 	}
+	skipLargeUnderRace(t, st.Size())
 	return p
+}
+
+// skipLargeUnderRace skips a test on a tokenizer file over 5 MB under the
+// race detector: loading and encoding with the large vocabularies there
+// would pass the package's test time limit, and ids do not depend on it
+// (the plain test run checks them; concurrency is tested on small files).
+func skipLargeUnderRace(t testing.TB, size int64) {
+	if raceDetector && size > 5<<20 {
+		t.Skipf("a %d MB tokenizer file under the race detector", size>>20)
+	}
 }
 
 // hostileCorpus is the text the oracle tests encode: hand-picked cases

@@ -92,7 +92,7 @@ func checkEngine(t testing.TB, pattern string, root *reNode, re *regexp2.Regexp,
 func TestEngineMatchesRegexp2(t *testing.T) {
 	texts := hostileCorpus()
 	rng := rand.New(rand.NewPCG(50, 51))
-	for i := 0; i < 1500; i++ {
+	for i := 0; i < scaledCount(1500); i++ {
 		texts = append(texts, engineText(rng))
 	}
 	for _, p := range familyPatterns() {
@@ -109,6 +109,15 @@ func TestEngineMatchesRegexp2(t *testing.T) {
 			checkEngine(t, p, root, re, s)
 		}
 	}
+}
+
+// scaledCount is n, or a fifth of it under the race detector (the
+// comparisons check matching, not concurrency).
+func scaledCount(n int) int {
+	if raceDetector {
+		return n / 5
+	}
+	return n
 }
 
 // randomPattern builds a pattern from the engine's constructs, to check
@@ -193,7 +202,8 @@ func checkArbitrated(t testing.TB, p string, root *reNode, re *regexp2.Regexp, a
 func TestEngineRandomPatterns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(52, 53))
 	tested, defects, fellBack := 0, 0, 0
-	for i := 0; i < 600; i++ {
+	patterns := scaledCount(600)
+	for i := 0; i < patterns; i++ {
 		p := randomPattern(rng, 0) + "|" + randomPattern(rng, 0)
 		root, err := parseRegex(p)
 		if err != nil {
@@ -209,8 +219,8 @@ func TestEngineRandomPatterns(t *testing.T) {
 			checkArbitrated(t, p, root, re, arb, engineText(rng), &defects, &fellBack)
 		}
 	}
-	if tested < 300 {
-		t.Fatalf("only %d of 600 random patterns in the engine's subset", tested)
+	if tested < patterns/2 {
+		t.Fatalf("only %d of %d random patterns in the engine's subset", tested, patterns)
 	}
 	t.Logf("%d random patterns; %d texts where regexp2 erred and Go's regexp agreed with the engine; %d beyond the engine's bound", tested, defects, fellBack)
 }
