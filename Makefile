@@ -14,13 +14,15 @@ test:
 	$(GO) test ./...
 
 bench: build
-	$(GO) run ./internal/benchtool
+	$(GO) run ./internal/cmd/benchtool
 	@echo "tokenizer: 10,000 prompts of ~1,000 tokens, 2 goroutines, cold cache (goal: < 10 s per tokenizer)"
 	$(GO) test -run '^$$' -bench '^BenchmarkWorkload10k$$' -benchtime 1x ./tokenizer
 	@echo "tokenizer: MB/s on plain English, cold word cache, 5 runs (take the best); cpu-MB/s is per CPU second, the per-core figure on a shared machine (goal: >= 5 for every family; current families after scripts/fetch-tokenizers.sh)"
 	$(GO) test -run '^$$' -bench '^BenchmarkEncodeFamilies$$' -benchtime 3x -count 5 ./tokenizer
 	@echo "pre-tokenizer: hand scanner vs the package's regex engine (the regex path) vs regexp2 (its fallback) on the same pattern (goal: engine at most 2x slower than the scanner)"
 	$(GO) test -run '^$$' -bench '^BenchmarkSplitScannerVsRegex$$' -benchtime 30x -count 5 ./tokenizer
+	@echo "workload trace: a 12,000-request trace of the Mooncake conversation trace's shape, token ids (goal: < 10 s, bounded memory)"
+	$(GO) test -run '^$$' -bench '^BenchmarkTrace12k$$' -benchtime 1x ./benchmark/workload
 
 # demo: the whole method from one file (servecmp run), then layer 2 from
 # two bundled nsys-like profiles (scripts/demo.sh: serve-sim's own traces
@@ -46,10 +48,12 @@ vet:
 tidy-check:
 	$(GO) mod tidy -diff
 
-# layering: domain packages never import cmd, the presentation layer or the
-# SQLite driver, and cmd/servecmp stays within its line budget.
+# layering: no import runs up a floor (docs/layout.md), compare links no
+# client, load generator, check runner or tokenizer, cobra and the SQLite
+# driver stay where they belong, cmd/servecmp stays within its line budget
+# and no function runs over 80 lines.
 layering:
-	$(GO) test -count=1 ./internal/layering
+	$(GO) test -count=1 ./internal/testkit/layering
 
 race:
 	$(GO) test -race ./...

@@ -45,7 +45,7 @@ func Parse(name string, data []byte) (*Experiment, error) {
 	p := &parser{file: name}
 	e := &Experiment{
 		File: name, Dir: filepath.Dir(name), Alpha: DefaultAlpha,
-		Check: Check{Requests: DefaultCheckRequests, OnMismatch: OnMismatchStop},
+		Check: Preflight{Requests: DefaultCheckRequests, OnMismatch: OnMismatchStop},
 	}
 	root := doc.Content[0]
 	seen := p.fields(root, "experiment", map[string]func(*yaml.Node){
@@ -71,6 +71,7 @@ func Parse(name string, data []byte) (*Experiment, error) {
 			}
 		}
 		p.require(root, "experiment", seen, "workload", "runs")
+		p.traceRuns(e, seen["runs"]) // parse_trace.go
 	}
 	if err := p.err(); err != nil {
 		return nil, err
@@ -221,9 +222,10 @@ func (p *parser) workload(n *yaml.Node, dir string) Workload {
 			w.File = f
 		},
 		"random": func(v *yaml.Node) { w.Random = p.random(v) },
+		"trace":  func(v *yaml.Node) { w.Trace = p.trace(v, dir) }, // parse_trace.go
 	})
 	if deref(n).Kind == yaml.MappingNode {
-		p.oneOf(n, "workload", seen, "file", "random")
+		p.oneOf(n, "workload", seen, "file", "random", "trace")
 	}
 	return w
 }
@@ -270,7 +272,7 @@ func (p *parser) random(n *yaml.Node) *Random {
 }
 
 // check reads the pre-flight check over its defaults.
-func (p *parser) check(n *yaml.Node, c Check) Check {
+func (p *parser) check(n *yaml.Node, c Preflight) Preflight {
 	p.fields(n, "check", map[string]func(*yaml.Node){
 		"requests": func(v *yaml.Node) { c.Requests = p.integer(v, "check.requests", 1) },
 		"on_mismatch": func(v *yaml.Node) {

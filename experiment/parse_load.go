@@ -6,7 +6,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // loadValue checks one offered load: concurrency is a whole number >= 1,
@@ -61,7 +61,11 @@ func (p *parser) runs(n *yaml.Node) Runs {
 		"reset_prefix_cache": func(v *yaml.Node) { r.ResetPrefixCache = p.boolean(v, "runs.reset_prefix_cache") },
 	})
 	if deref(n).Kind == yaml.MappingNode {
-		r.Kind = p.oneOf(n, "runs", seen, LoadConcurrency, LoadRate)
+		if seen[LoadConcurrency] == nil && seen[LoadRate] == nil {
+			p.noLoad = n // a trace workload's own schedule, or an error (traceRuns)
+		} else {
+			r.Kind = p.oneOf(n, "runs", seen, LoadConcurrency, LoadRate)
+		}
 	}
 	return r
 }
@@ -94,8 +98,8 @@ func (p *parser) profile(n *yaml.Node) *Profile {
 
 // slo reads metric → threshold(s): "p99<=500" (a distribution form) or
 // "<=500" (per request), or a list of them.
-func (p *parser) slo(n *yaml.Node) benchmark.SLO {
-	var out benchmark.SLO
+func (p *parser) slo(n *yaml.Node) result.SLO {
+	var out result.SLO
 	if n.Kind != yaml.MappingNode {
 		p.errorf(n, "slo: want a mapping (metric: threshold), got %s", describe(n))
 		return nil
@@ -113,7 +117,7 @@ func (p *parser) slo(n *yaml.Node) benchmark.SLO {
 			if strings.HasPrefix(spec, "<") {
 				term = metric + spec
 			}
-			t, err := benchmark.ParseThreshold(term)
+			t, err := result.ParseThreshold(term)
 			if err != nil {
 				p.errorf(x, "slo.%s: %v", metric, err)
 				return

@@ -13,6 +13,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -35,11 +36,6 @@ type Options struct {
 	NoGenPrompt bool     // render without the generation prompt
 }
 
-// FlagError is a wrong combination of flags (a usage error).
-type FlagError string
-
-func (e FlagError) Error() string { return string(e) }
-
 // Bounds on JSONL input.
 const (
 	maxLine  = 64 << 20
@@ -48,7 +44,7 @@ const (
 
 // Run executes the command: results go to stdout, one per text.
 func Run(ctx context.Context, o Options, stdout io.Writer) error {
-	if err := o.check(); err != nil {
+	if err := o.Validate(); err != nil {
 		return err
 	}
 	tok, err := tokenizer.Load(o.Tokenizer)
@@ -81,16 +77,18 @@ func Run(ctx context.Context, o Options, stdout io.Writer) error {
 	return nil
 }
 
-func (o *Options) check() error {
+// Validate checks the combination of options and fills defaults; Run
+// calls it too. Its errors are a bad invocation, not a bad file.
+func (o *Options) Validate() error {
 	if o.Tokenizer == "" {
-		return FlagError("--tokenizer FILE is required")
+		return errors.New("--tokenizer FILE is required")
 	}
 	switch o.Format {
 	case "":
 		o.Format = "json"
 	case "json", "text":
 	default:
-		return FlagError(fmt.Sprintf("--format %q: want json or text", o.Format))
+		return fmt.Errorf("--format %q: want json or text", o.Format)
 	}
 	n := 0
 	for _, given := range []bool{len(o.Texts) > 0, o.File != "", o.Template != ""} {
@@ -99,10 +97,10 @@ func (o *Options) check() error {
 		}
 	}
 	if n != 1 {
-		return FlagError("give exactly one input: TEXT arguments, --file FILE, or --chat-template FILE with --messages FILE")
+		return errors.New("give exactly one input: TEXT arguments, --file FILE, or --chat-template FILE with --messages FILE")
 	}
 	if (o.Template == "") != (o.Messages == "") {
-		return FlagError("--chat-template and --messages go together")
+		return errors.New("--chat-template and --messages go together")
 	}
 	if o.Field == "" {
 		o.Field = "text"

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,9 +82,10 @@ func TestRunErrors(t *testing.T) {
 		{Options{Tokenizer: filepath.Join(t.TempDir(), "none.json"), Texts: []string{"a"}}, false, "none.json"},
 	}
 	for _, tc := range tests {
+		o := tc.o
+		usage := o.Validate() != nil
 		err := Run(context.Background(), tc.o, &bytes.Buffer{})
-		var fe FlagError
-		if err == nil || errors.As(err, &fe) != tc.usage || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "\n") {
+		if err == nil || usage != tc.usage || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%+v: error %v (usage %v), want %q", tc.o, err, tc.usage, tc.wantErr)
 		}
 	}
