@@ -7,8 +7,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/analysis"
+	"github.com/servecmp/servecmp/benchmark/shards"
 	"github.com/servecmp/servecmp/classify"
 	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/flagopts"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/output/emit"
 	"github.com/servecmp/servecmp/output/present"
@@ -131,14 +133,16 @@ func runMerge(e *env, f *analyzeFlags, args []string) error {
 
 func newMergeCmd(e *env) *cobra.Command {
 	var f analyzeFlags
+	var sf flagopts.ShardMerge
 	cmd := &cobra.Command{
-		Use:   "merge [flags] SUMMARY...",
-		Short: "Merge summaries saved by analyze --save into one report",
+		Use:   "merge [flags] SUMMARY... | merge --out RESULT [--records FILE] SHARD_RESULT... SHARD_RECORDS...",
+		Short: "Merge summaries saved by analyze --save, or the shards of a sharded benchmark, into one",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runMerge(e, &f, args)
+			return runMergeOf(e, cmd, &f, &sf, args)
 		},
 	}
+	sf.Register(cmd.Flags(), shards.DefaultMaxSkew)
 	addOutputFlags(cmd, &f)
 	cmd.Flags().StringVar(&f.save, "save", "", "also write the merged summary to `FILE`")
 	return cmd
