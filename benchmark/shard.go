@@ -219,3 +219,28 @@ func (r *runner) startShard(t0 time.Time) {
 func TokenDiffPct(server, client int64, requests int) float64 {
 	return diffPct(server, client, requests)
 }
+
+// Warmup sends only the warmup requests of cfg (Load.Warmup of them,
+// shaped and sent as Run's warmup) and returns their phase and the
+// warnings: a caller that shards the measured load over processes warms
+// the server once, in one process, at the whole load, and gives the
+// shards no warmup of their own.
+func Warmup(ctx context.Context, cfg Config) (result.Phase, []string, error) {
+	if err := cfg.Validate(); err != nil {
+		return result.Phase{}, nil, err
+	}
+	r := &runner{cfg: &cfg, client: cfg.Client, reqs: cfg.Workload.Requests}
+	if r.client == nil {
+		r.client = client.New(client.Options{BaseURL: cfg.URL, APIKey: cfg.APIKey, Conns: cfg.conns(),
+			RequestTimeout: durSeconds(cfg.Load.RequestTimeoutS)})
+		defer r.client.Close()
+	}
+	if err := r.prepare(ctx); err != nil {
+		return result.Phase{}, nil, err
+	}
+	ph, err := r.warmup(ctx)
+	if err == nil && r.res.Incomplete {
+		err = &InterruptedError{"interrupted during the warmup: no measured request was sent"}
+	}
+	return ph, r.warn.all(), err
+}

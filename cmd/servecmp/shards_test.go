@@ -178,3 +178,42 @@ func TestShardFlags(t *testing.T) {
 }
 
 func slicesClone(s []string) []string { return append([]string(nil), s...) }
+
+// TestRunSharded: runs.shards sends each run from that many local shard
+// processes and merges them into the run's result, which the report
+// reads like any other; the total load is the experiment's.
+func TestRunSharded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches two engines and shard processes")
+	}
+	pa, pb := freePort(t), freePort(t)
+	exp := runExp(t, pa, pb, `workload: {random: {num: 32, input_len: 32, output_len: 16, seed: 1}}
+check: {requests: 2}
+runs: {count: 1, concurrency: 8, shards: 2, warmup: 4, reset_prefix_cache: true}
+slo: {ttft_ms: "p99<=500"}
+`)
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := servecmpRun(t, exp, out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, side := range []string{"a", "b"} {
+		dir := filepath.Join(out, "run-"+side+"-1")
+		res := readResult(t, filepath.Join(dir, "result.json"))
+		if res.Schema != result.Schema || res.Shards == nil || res.Shards.Count != 2 || res.Load.Concurrency != 8 || res.Load.Warmup != 4 ||
+			res.Summary.RequestsOK != 32 || res.Phases.Warmup.RequestsSent != 4 || res.Summary.SLOResult == nil || res.ServerMetrics == nil {
+			t.Errorf("run-%s-1: schema %s, shards %+v, load %+v, %d ok, warmup %+v", side, res.Schema, res.Shards, res.Load, res.Summary.RequestsOK, res.Phases.Warmup)
+		}
+		for _, f := range []string{"records.jsonl", "shards/shard-0.json", "shards/shard-1.jsonl", "shards/shard-1.log"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				t.Errorf("run-%s-1: %v", side, err)
+			}
+		}
+		if s0 := readResult(t, filepath.Join(dir, "shards", "shard-1.json")); s0.ServerMetrics != nil || s0.Load.Concurrency != 4 || s0.Load.Warmup != 0 {
+			t.Errorf("shard 1 of run-%s-1: metrics %v, load %+v (want no scrape, concurrency 4, no warmup)", side, s0.ServerMetrics != nil, s0.Load)
+		}
+	}
+	if !strings.Contains(stdout, "ttft_ms") || strings.Contains(stdout, "NOT COMPARABLE") {
+		t.Errorf("report:\n%s", stdout)
+	}
+}
