@@ -123,6 +123,14 @@ func TestShardedBenchmarkEndToEnd(t *testing.T) {
 		t.Errorf("compare of a lone shard: exit %d, %s", code, e.String())
 	}
 	checkMergedRecords(t, mergedRecs, b)
+	schemas := compileSchemas(t)
+	for _, f := range []struct{ schema, path string }{{"result", files[0]}, {"record", files[1]}, {"result", merged}, {"record", mergedRecs}} {
+		validateFile(t, schemas, f.schema, f.path)
+	}
+	shard, _ := os.ReadFile(files[0])
+	if doc := strings.Replace(string(shard), `"servecmp.shard/1"`, `"servecmp.result/2"`, 1); validate(schemas["result"], []byte(doc)) == nil {
+		t.Error("a whole-run result with a shard block matches result.json")
+	}
 }
 
 // checkMergedRecords: the merged records carry the merged run id and
