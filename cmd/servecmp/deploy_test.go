@@ -37,10 +37,10 @@ type manifest struct {
 		Name string `yaml:"name"`
 	} `yaml:"metadata"`
 	Spec struct {
-		CompletionMode string `yaml:"completionMode"`
-		Completions    *int   `yaml:"completions"`
-		Parallelism    *int   `yaml:"parallelism"`
-		BackoffLimit   *int   `yaml:"backoffLimit"`
+		CompletionMode string   `yaml:"completionMode"`
+		Completions    *int     `yaml:"completions"`
+		Parallelism    *int     `yaml:"parallelism"`
+		BackoffLimit   *int     `yaml:"backoffLimit"`
 		AccessModes    []string `yaml:"accessModes"`
 		Template       struct {
 			Spec struct {
