@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/experiment"
 	"github.com/servecmp/servecmp/servesim"
 )
 
@@ -225,3 +227,58 @@ slo: {ttft_ms: "p99<=500"}
 		t.Errorf("report:\n%s", stdout)
 	}
 }
+
+// shardsAlive lists the shard processes whose command line names dir.
+func shardsAlive(dir string) []string {
+	var out []string
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if cl := strings.ReplaceAll(string(b), "\x00", " "); err == nil && strings.Contains(cl, "--shard ") && strings.Contains(cl, dir) {
+			out = append(out, cl)
+		}
+	}
+	return out
+}
+
+// TestRunShardedInterrupt: one Ctrl-C to a sharded `servecmp run` in its
+// measured phase reaches the shards once: they drain, write what they
+// measured, the run merges it into an incomplete result, marks the step
+// incomplete and exits 1, and no shard is left running.
+func TestRunShardedInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches two engines and shard processes")
+	}
+	pa, pb := freePort(t), freePort(t)
+	exp := runExp(t, pa, pb, `workload: {random: {num: 400, input_len: 32, output_len: 32, seed: 2}}
+check: {requests: 2}
+runs: {count: 1, concurrency: 4, shards: 2}
+`)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := startRun(t, exp, out, "run-a-1", experiment.StatusIncomplete)
+	defer killEngines(t, pa, pb)
+	time.Sleep(shardLeadForTest + 1500*time.Millisecond) // into the measured phase
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v, want status 1", err)
+	}
+	if alive := shardsAlive(out); len(alive) > 0 {
+		t.Fatalf("shards left running: %v", alive)
+	}
+	if st := stepStatus(t, out, "run-a-1"); st != experiment.StatusIncomplete {
+		t.Errorf("run-a-1: %q, want incomplete", st)
+	}
+	res := readResult(t, filepath.Join(out, "run-a-1", "result.json"))
+	if !res.Incomplete || res.Shards == nil || res.Summary.RequestsOK == 0 || res.Summary.RequestsNotSent == 0 || res.Summary.RequestsCancelled != 0 {
+		t.Errorf("interrupted sharded run: incomplete %v, shards %v, %d ok, %d not sent, %d cancelled (one interrupt drains, the second cancels)",
+			res.Incomplete, res.Shards != nil, res.Summary.RequestsOK, res.Summary.RequestsNotSent, res.Summary.RequestsCancelled)
+	}
+}
+
+// shardLeadForTest is run's lead before the shards' start for a small
+// workload file (experiment's shardLead).
+const shardLeadForTest = 3 * time.Second
