@@ -62,7 +62,11 @@ func (p *parser) runs(n *yaml.Node) Runs {
 		"shards":             func(v *yaml.Node) { r.Shards = p.integer(v, "runs.shards", 1) },
 	})
 	if deref(n).Kind == yaml.MappingNode {
-		r.Kind = p.oneOf(n, "runs", seen, LoadConcurrency, LoadRate)
+		if seen[LoadConcurrency] == nil && seen[LoadRate] == nil {
+			p.noLoad = n // a trace workload's own schedule, or an error (traceRuns)
+		} else {
+			r.Kind = p.oneOf(n, "runs", seen, LoadConcurrency, LoadRate)
+		}
 	}
 	if r.Shards == 1 {
 		r.Shards = 0 // one process, as without the key

@@ -159,11 +159,12 @@ func shardArgs(cfg benchmark.Config, wl string, i, n int, start time.Time, group
 	if i == 0 && cfg.Metrics.URL != "" {
 		a[len(a)-1] = cfg.Metrics.URL // server-wide: one scrape is enough
 	}
-	if cfg.Load.Mode == result.ModeConcurrency {
+	switch cfg.Load.Mode {
+	case result.ModeConcurrency:
 		a = append(a, "--concurrency", strconv.Itoa(cfg.Load.Concurrency/n))
-	} else {
+	case result.ModeRate:
 		a = append(a, "--rate", strconv.FormatFloat(cfg.Load.Rate/float64(n), 'g', -1, 64))
-	}
+	} // a trace: every request's own arrival offset, kept by the split
 	if cfg.Load.ResetPrefixCache {
 		a = append(a, "--reset-prefix-cache")
 	}

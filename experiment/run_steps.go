@@ -176,11 +176,12 @@ func (r *runner) benchConfig(s Step) (benchmark.Config, error) {
 		cfg.SweepKind, cfg.SweepValues = result.Mode(sw.Kind), sw.Values
 	}
 	cfg.Load = result.LoadPolicy{Mode: result.Mode(kind), Warmup: warmup, ResetPrefixCache: reset, RequestTimeoutS: requestTimeoutS}
-	if kind == LoadConcurrency {
+	switch kind {
+	case LoadConcurrency:
 		cfg.Load.Concurrency = int(value)
-	} else {
+	case LoadRate:
 		cfg.Load.Rate = value
-	}
+	} // LoadTrace: the workload's own arrival offsets
 	return cfg, nil
 }
 

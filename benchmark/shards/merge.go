@@ -70,6 +70,9 @@ func Merge(in []Input, o Options) (*result.Result, []result.Record, error) {
 		complete = complete && !x.Result.Incomplete && s.CompletionTimeS != nil
 	}
 	sum := result.NewSummary(recs, notSent, complete)
+	if imp := in[0].Result.Summary.ImpliedReuseShare; imp != nil && notSent == 0 && !res.Incomplete {
+		sum.ImpliedReuseShare = imp // a trace's, the same in every shard (the workload's header)
+	}
 	sum.TokenCheck = tokenCheck(in)
 	if slo := in[0].Result.Summary.SLOResult; slo != nil {
 		sum.SLOResult = result.StepSLO(recs, sum.DurationS, slo.SLO)
