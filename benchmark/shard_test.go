@@ -61,19 +61,32 @@ func unitStartsOf(t *testing.T, reqs []workload.Request, l result.LoadPolicy) ma
 
 // TestShardScheduleIsTheWhole: the shards of an open loop at rate R each
 // start their units when one process at rate N×R would, with sessions or
-// with requests that carry their own offsets, for every arrival process.
+// with requests that carry their own offsets, for every arrival process,
+// and a trace (every unit at its own offset).
 func TestShardScheduleIsTheWhole(t *testing.T) {
 	for _, sessions := range []bool{false, true} {
 		for _, arrival := range []string{result.ArrivalConstant, result.ArrivalPoisson, result.ArrivalGamma} {
 			checkShardSchedule(t, openLoopWorkload(sessions), arrival)
 		}
 	}
+	// A trace: every unit carries its own offset, which its shard keeps.
+	w := openLoopWorkload(true)
+	for i := range w.Requests {
+		if w.Requests[i].Turn == 0 {
+			off := float64(i%13) / 7
+			w.Requests[i].ArrivalOffsetS = &off
+		}
+	}
+	checkShardSchedule(t, w, "")
 }
 
 func checkShardSchedule(t *testing.T, w *workload.Workload, arrival string) {
 	t.Helper()
 	for _, n := range []int{1, 3, 4} {
 		per := result.LoadPolicy{Mode: result.ModeRate, Rate: 2.5, Arrival: arrival, Burstiness: 0.5, Seed: 9}
+		if arrival == "" {
+			per = result.LoadPolicy{Mode: result.ModeTrace}
+		}
 		whole := per
 		whole.Rate *= float64(n)
 		want := unitStartsOf(t, w.Requests, whole)
