@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/analysis"
-	"github.com/servecmp/servecmp/benchmark/shards"
 	"github.com/servecmp/servecmp/classify"
 	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/cmd/servecmp/internal/flagopts"
@@ -144,10 +143,17 @@ func newMergeCmd(e *env) *cobra.Command {
 		Short: "Merge summaries saved by analyze --save, or the shards of a sharded benchmark, into one",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runMergeOf(e, cmd, &f, &sf, args)
+			res, err := sf.Merge(cmd.Flags().Changed, args) // benchmark shards; nil, nil for summaries
+			switch {
+			case err != nil:
+				return err
+			case res != nil:
+				return emit.Benchmark(e.stdout, e.stderr, sf.Out, res, sf.MaxFailedShare)
+			}
+			return runMerge(e, &f, args)
 		},
 	}
-	sf.Register(cmd.Flags(), shards.DefaultMaxSkew)
+	sf.Register(cmd.Flags())
 	addOutputFlags(cmd, &f)
 	cmd.Flags().StringVar(&f.save, "save", "", "also write the merged summary to `FILE`")
 	return cmd

@@ -20,7 +20,6 @@ import (
 type benchFlags struct {
 	flagopts.Bench
 	flagopts.Outputs
-	shard flagopts.Shard
 }
 
 func newBenchmarkCmd(e *env) *cobra.Command {
@@ -32,7 +31,7 @@ func newBenchmarkCmd(e *env) *cobra.Command {
 		RunE:  func(c *cobra.Command, _ []string) error { return runBenchmark(e, c, f) },
 	}
 	f.register(cmd.Flags())
-	f.shard.Register(cmd.Flags())
+	f.Shard.Register(cmd.Flags())
 	return cmd
 }
 
@@ -78,9 +77,6 @@ func (f *benchFlags) config(c *cobra.Command) (benchmark.Config, error) {
 	f.Changed = c.Flags().Changed
 	cfg, err := f.Config()
 	if err != nil {
-		return cfg, err
-	}
-	if cfg.Shard, err = f.shard.Config(); err != nil {
 		return cfg, err
 	}
 	cfg.Manifest.ServecmpVersion, cfg.Manifest.ServecmpCommit = version, commit

@@ -8,6 +8,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/benchmark/shards"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 )
@@ -65,7 +66,8 @@ var (
 )
 
 // Register adds the shard flags to fs.
-func (m *ShardMerge) Register(fs *pflag.FlagSet, defaultSkew time.Duration) {
+func (m *ShardMerge) Register(fs *pflag.FlagSet) {
+	defaultSkew := shards.DefaultMaxSkew
 	fs.StringVar(&m.Out, "out", "", `benchmark shards: the merged result JSON file ("-": stdout)`)
 	fs.StringVar(&m.Records, "records", "", "benchmark shards: the merged per-request records (JSON Lines), which compare reads")
 	fs.DurationVar(&m.MaxSkew, "max-skew", defaultSkew, "benchmark shards: refuse shards whose starts spread, or whose clocks provably disagree, by more than this")
@@ -73,17 +75,27 @@ func (m *ShardMerge) Register(fs *pflag.FlagSet, defaultSkew time.Duration) {
 	m.Progress = "off"
 }
 
-// CheckKind refuses the flags of the other kind of merge: shards says
-// whether the inputs are benchmark shards, first names the first input.
-func (m *ShardMerge) CheckKind(changed func(string) bool, shards bool, first string) error {
+// Merge is merge's one call for the shards of a sharded benchmark: when
+// the first input is a benchmark file (by its schema) it checks the
+// flags and outputs and returns the merged result (its records written
+// to Records); for analysis summaries it returns nil and no error, having
+// refused the shards' flags. Either kind refuses the other's flags.
+func (m *ShardMerge) Merge(changed func(string) bool, args []string) (*result.Result, error) {
+	bench := shards.IsBenchmarkFile(args[0])
 	other, what := shardMergeFlags, "analysis summaries"
-	if shards {
+	if bench {
 		other, what = summaryMergeFlags, "benchmark shards"
 	}
 	for _, name := range other {
 		if changed(name) {
-			return cli.Usagef("--%s does not apply to %s (%s is one)", name, what, first)
+			return nil, cli.Usagef("--%s does not apply to %s (%s is one)", name, what, args[0])
 		}
 	}
-	return nil
+	if !bench {
+		return nil, nil
+	}
+	if err := m.Validate(args...); err != nil {
+		return nil, err
+	}
+	return shards.MergeFiles(args, shards.Options{MaxSkew: m.MaxSkew, Records: m.Records})
 }
