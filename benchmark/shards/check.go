@@ -45,7 +45,11 @@ func check(in []Input) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("shards %v of %d are missing (given: %d): a merge needs every shard of the run", missing, n, len(in))
+		more := ""
+		if len(missing) > 8 {
+			missing, more = missing[:8], fmt.Sprintf(" and %d more", len(missing)-8)
+		}
+		return fmt.Errorf("shards %v%s of %d are missing (given: %d): a merge needs every shard of the run", missing, more, n, len(in))
 	}
 	sum := 0
 	for _, x := range in {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/infile"
 )
@@ -112,8 +113,14 @@ func readResult(path string) (*result.Result, error) {
 	if err := json.Unmarshal(data, &res); err != nil {
 		return nil, fmt.Errorf("%s: not a shard result: %v", path, err)
 	}
-	if res.Shard == nil || res.RunID == "" {
+	sh := res.Shard
+	switch {
+	case sh == nil || res.RunID == "":
 		return nil, fmt.Errorf("%s: a %s file without its shard block or run id", path, result.ShardSchema)
+	case sh.Count < 1 || sh.Count > workload.MaxShards || sh.Index < 0 || sh.Index >= sh.Count:
+		return nil, fmt.Errorf("%s: shard %d/%d: want 0 <= i < N <= %d", path, sh.Index, sh.Count, workload.MaxShards)
+	case sh.Requests < 1 || sh.Requests > res.Workload.Count:
+		return nil, fmt.Errorf("%s: shard of %d requests from a workload of %d", path, sh.Requests, res.Workload.Count)
 	}
 	return &res, nil
 }

@@ -147,7 +147,7 @@ func TestMergeRefuses(t *testing.T) {
 
 // write puts the shards' files in dir and returns their paths, results
 // first.
-func write(t *testing.T, dir string, in []Input) []string {
+func write(t testing.TB, dir string, in []Input) []string {
 	t.Helper()
 	var res, recs []string
 	for _, x := range in {
@@ -182,6 +182,12 @@ func TestReadFiles(t *testing.T) {
 	if err := result.WriteResult(wholePath, nil, &whole); err != nil {
 		t.Fatal(err)
 	}
+	huge := *fakeShards(1, 1)[0].Result
+	huge.Shard = &result.Shard{Index: 0, Count: 1 << 30, Requests: 1}
+	hugePath := filepath.Join(dir, "huge.json")
+	if err := result.WriteResult(hugePath, nil, &huge); err != nil {
+		t.Fatal(err)
+	}
 	summary := filepath.Join(dir, "summary.json")
 	if err := os.WriteFile(summary, []byte(`{"schema":"servecmp.summary/1","ranks":[]}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -200,6 +206,7 @@ func TestReadFiles(t *testing.T) {
 		{"records only", paths[2:], "no shard results among the files"},
 		{"whole run", append(paths, wholePath), "a whole run's result"},
 		{"summary", append(paths, summary), `schema "servecmp.summary/1" is neither`},
+		{"shard count out of bounds", append(paths, hugePath), "huge.json: shard 0/1073741824: want 0 <= i < N <= 4096"},
 		{"stray records", []string{paths[0], paths[3]}, "s1.jsonl: its records belong to run 00000000000000a1, which no shard result given has"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -208,4 +215,28 @@ func TestReadFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzReadFiles: whatever a file holds, sniffing and reading it as a
+// shard's result or records ends in a result or an error, never a panic.
+func FuzzReadFiles(f *testing.F) {
+	dir := f.TempDir()
+	paths := write(f, dir, fakeShards(2, 2))
+	for _, p := range paths {
+		b, _ := os.ReadFile(p)
+		f.Add(b)
+	}
+	f.Add([]byte(`{"schema":"servecmp.shard/1","shard":null}`))
+	f.Add([]byte(`{"schema":"servecmp.record/2","run_id":"x"}` + "\n{"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "f.json")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = Schema(p)
+		_ = IsBenchmarkFile(p)
+		if in, err := ReadFiles([]string{p, paths[2]}); err == nil {
+			_, _, _ = Merge(in, Options{})
+		}
+	})
 }

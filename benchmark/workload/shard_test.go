@@ -148,3 +148,16 @@ func TestShardRoundRobin(t *testing.T) {
 		t.Errorf("11 shards of 10 requests: %v", err)
 	}
 }
+
+// FuzzParseShard: any text gives a shard within bounds or an error.
+func FuzzParseShard(f *testing.F) {
+	for _, s := range []string{"0/1", "3/4", "4/4", "-1/2", "1/0", "a/b", "9999999999999999999/1", " 2/3 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		i, n, err := ParseShard(s)
+		if err == nil && (n < 1 || n > MaxShards || i < 0 || i >= n) {
+			t.Fatalf("ParseShard(%q) = %d/%d without an error", s, i, n)
+		}
+	})
+}
