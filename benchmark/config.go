@@ -66,6 +66,10 @@ type Config struct {
 	// profile holds the load until its stop call has returned).
 	OnStart   func(step int, t0 time.Time)
 	SendUntil <-chan struct{}
+	// Shard, when set, makes the run one shard of a sharded run: it
+	// sends only its part of the workload and starts its measured phase
+	// at the agreed instant (shard.go).
+	Shard *ShardConfig
 	// Tokenizer, when set, counts every prompt and answer client-side
 	// (Record.Client*Tokens, Summary.TokenCheck; tokencount.go).
 	Tokenizer     *tokenizer.Tokenizer
@@ -134,6 +138,9 @@ func (c *Config) Validate() error {
 		if err := (gputelemetry.Config{Endpoints: c.GPU.Endpoints}).Validate(); err != nil {
 			return err
 		}
+	}
+	if c.Shard != nil {
+		return c.Shard.validate(c, time.Now())
 	}
 	return nil
 }

@@ -31,6 +31,7 @@ func newBenchmarkCmd(e *env) *cobra.Command {
 		RunE:  func(c *cobra.Command, _ []string) error { return runBenchmark(e, c, f) },
 	}
 	f.register(cmd.Flags())
+	f.Shard.Register(cmd.Flags())
 	return cmd
 }
 
@@ -58,8 +59,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.SweepRate, "sweep-rate", "", "comma-separated rates (req/s): one full run each")
 	fs.Float64Var(&f.SaturationThreshold, "saturation-threshold", 0.05, "sweep: relative output-throughput gain below which a step counts as saturated")
 	fs.StringVar(&f.MetricsURL, "metrics-url", "", `Prometheus endpoint scraped every 500 ms (default URL/metrics; "none" to skip)`)
-	fs.StringArrayVar(&f.GPUMetricsURL, "gpu-metrics-url", nil, `GPU exporter (dcgm-exporter /metrics), one per node (repeatable; "none" for none): energy and GPU telemetry`)
-	fs.StringVar(&f.GPUs, "gpus", "", "the engine's GPUs on the exporters: indices or UUIDs, e.g. 0,1 (default: all they report)")
+	f.RegisterGPU(fs)
 	fs.StringArrayVar(&f.Manifest, "manifest", nil, "manifest field key=value (repeatable; overrides detected values); keys: "+strings.Join(result.ManifestKeys(), ", "))
 	fs.StringVar(&f.ManifestFile, "manifest-file", "", "manifest fields as a JSON object or key=value lines")
 	fs.StringVar(&f.Out, "out", "", `result JSON file ("-": stdout, and the text summary goes to stderr)`)
