@@ -147,7 +147,8 @@ func (c *Client) getJSON(ctx context.Context, path string, v any) error {
 }
 
 // Detect asks the server who it is. engine "auto" decides the engine from
-// GET /v1/models (owned_by), then /version, /server_info or /info; any
+// GET /v1/models (owned_by), then /version, /props, /api/version with
+// /api/tags (Ollama), /info or /server_info; any
 // other engine name is kept and only the version and model are looked up.
 // An unreachable server is an error; anything else unknown is left empty.
 func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
@@ -202,6 +203,11 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 	if info.Engine == string(engine.LlamaCpp) || info.Engine == engine.Auto {
 		if c.llamaProps(ctx, &info) {
 			how = append(how, "GET "+engine.PropsPath+" (build_info)")
+		}
+	}
+	if info.Engine == string(engine.Ollama) || info.Engine == engine.Auto {
+		if c.ollamaInfo(ctx, &info) {
+			how = append(how, "GET "+engine.OllamaVersionPath+", "+engine.OllamaTagsPath+" (Ollama)")
 		}
 	}
 	if info.Engine == engine.Auto {

@@ -186,6 +186,7 @@ func (r *runner) detect(ctx context.Context) error {
 	if r.model == "" {
 		return fmt.Errorf("no model given (--model) and %s", info.modelsErr)
 	}
+	r.client.modelInfo(dctx, &r.info, r.model)
 	return nil
 }
 
