@@ -206,8 +206,8 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 		}
 	}
 	if info.Engine == string(engine.Ollama) || info.Engine == engine.Auto {
-		if c.ollamaInfo(ctx, &info) {
-			how = append(how, "GET "+engine.OllamaVersionPath+", "+engine.OllamaTagsPath+" (Ollama)")
+		if found, ok := c.ollamaInfo(ctx, &info); ok {
+			how = append(how, found)
 		}
 	}
 	if info.Engine == engine.Auto {

@@ -54,24 +54,25 @@ type ollamaShow struct {
 // ollamaInfo asks GET /api/version and GET /api/tags and, when both answer
 // as Ollama does (a version; a list of models, possibly empty), fills
 // info's engine (when auto), version and the extra fields of info.Model.
-// It reports whether it did. A version already found (the dialect's
-// VersionPaths, when the engine was given) is not asked again.
-func (c *Client) ollamaInfo(ctx context.Context, info *EngineInfo) bool {
-	version := info.Version
+// It reports whether it did, and how, for the manifest. A version
+// already found (the dialect's VersionPaths, when the engine was given)
+// is not asked again.
+func (c *Client) ollamaInfo(ctx context.Context, info *EngineInfo) (string, bool) {
+	version, how := info.Version, "GET "+engine.OllamaTagsPath+" (Ollama)"
 	if version == "" {
 		var v struct {
 			Version string `json:"version"`
 		}
 		if c.getJSON(ctx, engine.OllamaVersionPath, &v) != nil || v.Version == "" {
-			return false
+			return "", false
 		}
-		version = v.Version
+		version, how = v.Version, "GET "+engine.OllamaVersionPath+", "+engine.OllamaTagsPath+" (Ollama)"
 	}
 	var tags struct {
 		Models *json.RawMessage `json:"models"`
 	}
 	if c.getJSON(ctx, engine.OllamaTagsPath, &tags) != nil || tags.Models == nil {
-		return false
+		return "", false
 	}
 	if info.Engine == engine.Auto {
 		info.Engine = string(engine.Ollama)
@@ -80,7 +81,7 @@ func (c *Client) ollamaInfo(ctx context.Context, info *EngineInfo) bool {
 	if info.Model != "" {
 		c.ollamaModelInfo(ctx, info, info.Model)
 	}
-	return true
+	return how, true
 }
 
 // modelInfo makes info's extra fields describe model, the model the run

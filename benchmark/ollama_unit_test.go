@@ -84,6 +84,17 @@ func TestOllamaDetection(t *testing.T) {
 	}
 }
 
+// TestOllamaGivenEngine: with --engine ollama the version comes from the
+// dialect's version path, asked once.
+func TestOllamaGivenEngine(t *testing.T) {
+	c := NewClient(ClientOptions{BaseURL: standIn(t, ollamaserver.NewStandIn())})
+	info, err := c.Detect(context.Background(), string(engine.Ollama))
+	if err != nil || info.Engine != "ollama" || info.Version != ollamaserver.StandInVersion ||
+		info.DetectedBy != "given by --engine; GET /api/version; GET /api/tags (Ollama)" || info.Extra["ollama_template"] != "wrapped" {
+		t.Fatalf("%+v %v", info, err)
+	}
+}
+
 // TestOllamaDetectionNeedsBothEndpoints: a server that answers
 // /api/version but not /api/tags (or lists something else there) is not
 // taken for Ollama.
