@@ -26,7 +26,7 @@ func TestKeyAtEveryOffset(t *testing.T) {
 		http.Error(w, strings.Repeat("x", int(pad.Load()))+secretKey+" was refused", 401)
 	}))
 	defer s.Close()
-	c := &client{t: Target{URL: s.URL, Model: "m"}, opt: Options{Timeout: time.Second, Client: &http.Client{}, APIKey: secretKey}, style: "openai"}
+	c := &engineClient{t: Target{URL: s.URL, Model: "m"}, opt: Options{Timeout: time.Second, Client: &http.Client{}, APIKey: secretKey}, style: "openai"}
 	req := &workload.Request{ID: "r", PromptTokens: []int{1}, MaxTokens: 2}
 	for off := range 260 {
 		pad.Store(int64(off))

@@ -15,7 +15,7 @@ import (
 // /v1/models names it unambiguously (llama.cpp: owned_by "llamacpp"), so
 // that the check asks for the evidence that engine offers instead of
 // probing with vLLM's extras. Anything else stays auto.
-func (c *client) resolveAuto(ctx context.Context) {
+func (c *engineClient) resolveAuto(ctx context.Context) {
 	if c.style != engine.Auto {
 		return
 	}

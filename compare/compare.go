@@ -1,7 +1,7 @@
 // Package compare builds servecmp's two-layer A/B verdict.
 //
 // Layer 1 answers which complete serving system is faster for the same
-// workload, from normal benchmark results (benchmark.Result) and, when given,
+// workload, from normal benchmark results (result.Result) and, when given,
 // their per-request records: it states the workload, the resource contract,
 // every manifest difference and the correctness status, refuses the claim
 // (Comparable false) when the model, workload or resource contract differ
@@ -19,8 +19,14 @@
 // the run, not the request, is the unit of every test).
 //
 // LoadInput reads the files of a comparison and New builds the Report, the
-// versioned saved type (Schema) that WriteJSON writes; the readings for
-// people (tables, text, markdown) are internal/present's.
+// versioned saved type (Schema) that WriteJSON writes, with its
+// Conclusion: the typed answer (conclusion.go), decided here once. The
+// readings for people (tables, text, markdown, HTML, workbook, plots) are
+// the output tree's; they print the conclusion's sentence as it is.
+//
+// compare reads the models of benchmark/result and check/checkreport and
+// the GPU-time summaries of classify; it links neither the client, the
+// load generator, the check runner nor the tokenizer.
 //
 // The package never prints and reads files only through the Load* helpers,
 // which open them read-only.
@@ -30,20 +36,20 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/check/checkreport"
 )
 
 // Run is one benchmark result file.
 type Run struct {
 	Path   string
-	Result *benchmark.Result
+	Result *result.Result
 }
 
 // Records is one records.jsonl file.
 type Records struct {
 	Path    string
-	Records []benchmark.Record
+	Records []result.Record
 }
 
 // Input is everything a comparison reads. A and B need at least one run each.
@@ -52,7 +58,7 @@ type Input struct {
 	RecordsA, RecordsB []Records
 	ProfilesA          []Profile
 	ProfilesB          []Profile
-	Check              *check.Report
+	Check              *checkreport.Report
 	CheckPath          string
 	// Intentional lists the manifest fields (flattened names such as
 	// "manifest.quantization", or their last element, or one of the groups
@@ -64,13 +70,16 @@ type Input struct {
 	Seed        uint64  // bootstrap seed; 0 means 1
 	// SLO, when set, is held to both sides: goodput and attainment rows,
 	// and each sweep's capacity (slo.go). Nil: the SLO the results carry.
-	SLO benchmark.SLO
+	SLO result.SLO
 }
 
 // Report is the whole comparison.
 type Report struct {
-	Schema     string `json:"schema"`
-	Comparable bool   `json:"comparable"`
+	Schema string `json:"schema"`
+	// Conclusion is the comparison's answer, decided from everything
+	// below (Conclude).
+	Conclusion Conclusion `json:"conclusion"`
+	Comparable bool       `json:"comparable"`
 	// NotComparable names each undeclared difference that limits the claim.
 	NotComparable []string `json:"not_comparable"`
 	Alpha         float64  `json:"alpha"`
@@ -116,7 +125,9 @@ type Report struct {
 //
 // Version 3: latency metrics are named <kind>_ms_<statistic>
 // ("ttft_ms_p50", was "ttft_ms.p50"), p_value is never 0 (at least
-// PFloor), and run_times gives each run's wall-clock start and end.
+// PFloor), and run_times gives each run's wall-clock start and end. The
+// conclusion object was added within version 3: a reader of version 3
+// finds it absent in reports written before it.
 const Schema = "servecmp.compare/3"
 
 // WriteJSON writes the report as indented JSON, the saved format Schema
@@ -177,7 +188,7 @@ type Metric struct {
 	A        float64  `json:"a"`
 	B        float64  `json:"b"`
 	DeltaPct *float64 `json:"delta_pct"` // nil when A is 0
-	Verdict  string   `json:"verdict"`
+	Verdict  Verdict  `json:"verdict"`
 	PValue   *float64 `json:"p_value"`
 	CILow    *float64 `json:"ci_low"`
 	CIHigh   *float64 `json:"ci_high"`

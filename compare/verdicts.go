@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/stats"
 )
 
@@ -29,12 +29,8 @@ import (
 // and B ran interleaved in pairs (then the paired analysis is used) or in
 // blocks (then drift falls on one side, which a note says).
 
-// NeedsMoreRuns is the verdict of a metric whose runs could not have
-// detected a difference of 10% of A; Metric.RunsNeeded says how many would.
-const NeedsMoreRuns = "needs more runs"
-
 // Design is the order in which the runs of A and B were made, read from
-// their start times (benchmark.Result.StartedAt).
+// their start times (result.Result.StartedAt).
 type Design struct {
 	// Layout is "interleaved" (A and B alternate with as many runs each),
 	// "blocked" (every run of one side started first), "mixed" or
@@ -239,9 +235,9 @@ func pick[T any](s []T, idx []int) []T {
 func (r *Report) latencyFromSummaries(runsA, runsB []Run, in Input, paired bool) {
 	r.Notes = append(r.Notes, "latency rows compare per-run summary values: records of both sides (--records-a/--records-b) give the per-request hierarchical bootstrap")
 	for ki, k := range latencyKinds {
-		has := func(res *benchmark.Result) bool { return k.dist(&res.Summary).Count > 0 }
+		has := func(res *result.Result) bool { return k.dist(&res.Summary).Count > 0 }
 		for si, ls := range latencyStats {
-			get := func(res *benchmark.Result) float64 { return ls.get(k.dist(&res.Summary)) }
+			get := func(res *result.Result) float64 { return ls.get(k.dist(&res.Summary)) }
 			va, vb := perRunValues(runsA, runsB, get, has, paired)
 			if len(va) == 0 || len(vb) == 0 {
 				continue
@@ -257,7 +253,7 @@ func (r *Report) throughput(runsA, runsB []Run, in Input, paired bool) {
 	for ti, t := range throughputMetrics {
 		ok := t.ok
 		if ok == nil {
-			ok = func(*benchmark.Result) bool { return true }
+			ok = func(*result.Result) bool { return true }
 		}
 		va, vb := perRunValues(runsA, runsB, t.get, ok, paired)
 		if len(va) == 0 || len(vb) == 0 {
@@ -269,7 +265,7 @@ func (r *Report) throughput(runsA, runsB []Run, in Input, paired bool) {
 
 // perRunValues returns the figure get of every run where ok holds; when
 // paired (runs in pair order) only pairs where it holds on both sides.
-func perRunValues(runsA, runsB []Run, get func(*benchmark.Result) float64, ok func(*benchmark.Result) bool, paired bool) (va, vb []float64) {
+func perRunValues(runsA, runsB []Run, get func(*result.Result) float64, ok func(*result.Result) bool, paired bool) (va, vb []float64) {
 	if paired {
 		for i := range runsA {
 			if ok(runsA[i].Result) && ok(runsB[i].Result) {
@@ -295,7 +291,7 @@ func perRunValues(runsA, runsB []Run, get func(*benchmark.Result) float64, ok fu
 // than two runs on a side no test runs (method "none") and the verdict is
 // NeedsMoreRuns.
 func runMetric(name, unit string, va, vb []float64, lowerBetter bool, o stats.RunOptions) Metric {
-	m := Metric{Name: name, Unit: unit, Verdict: "~", NA: len(va), NB: len(vb), Method: "none"}
+	m := Metric{Name: name, Unit: unit, Verdict: VerdictSame, NA: len(va), NB: len(vb), Method: "none"}
 	m.A, m.SDA = stats.MeanSD(va)
 	m.B, m.SDB = stats.MeanSD(vb)
 	m.DeltaPct = deltaPct(m.A, m.B)
@@ -326,13 +322,13 @@ func setVerdict(m *Metric, ev *stats.Evidence, v stats.Verdict, lowerBetter bool
 	switch v.Call {
 	case stats.Higher, stats.Lower:
 		if (v.Call == stats.Lower) == lowerBetter {
-			m.Verdict = "b"
+			m.Verdict = VerdictB
 		} else {
-			m.Verdict = "a"
+			m.Verdict = VerdictA
 		}
 	case stats.NeedsMoreRuns:
 		m.Verdict = NeedsMoreRuns
 	default:
-		m.Verdict = "~"
+		m.Verdict = VerdictSame
 	}
 }

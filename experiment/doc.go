@@ -79,7 +79,7 @@
 //	alpha: 0.05                    # significance level of the verdicts, in (0, 1)
 //
 // The metrics an SLO may name are ttft_ms, tpot_ms, itl_ms and e2e_ms;
-// benchmark.ParseThreshold defines the terms and benchmark's SLO doc how
+// result.ParseThreshold defines the terms and benchmark's SLO doc how
 // goodput, attainment and capacity follow from them.
 //
 // # Launch
@@ -139,7 +139,7 @@
 // on_mismatch is continue, and a kept failing check stops a rerun alike),
 // the sweeps and runs (STEP/result.json and STEP/records.jsonl, with the
 // SLO evaluated on every step) and the report: every result held to the
-// experiment's SLO afresh from its records (benchmark.ApplySLO, so that a
+// experiment's SLO afresh from its records (result.ApplySLO, so that a
 // changed slo redoes the report alone), compared, and written as
 // report.json (compare's report plus RunInfo: the run order and every
 // step's record) and, through RunOptions.Report, report.txt, the workbook

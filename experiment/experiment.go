@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
@@ -19,11 +19,11 @@ type Experiment struct {
 	A, B        Engine
 	Intentional []string
 	Workload    Workload
-	Check       Check
+	Check       Preflight
 	Sweep       *Sweep // nil: no sweep
 	Runs        Runs
 	Profile     *Profile // nil: no profile
-	SLO         benchmark.SLO
+	SLO         result.SLO
 	Alpha       float64
 }
 
@@ -142,8 +142,8 @@ func (r Random) Spec() (workload.RandomSpec, error) {
 	}, nil
 }
 
-// Check is the pre-flight check.
-type Check struct {
+// Preflight is the experiment's pre-flight check section (check:).
+type Preflight struct {
 	Requests   int    `json:"requests"`
 	OnMismatch string `json:"on_mismatch"` // OnMismatchStop or OnMismatchContinue
 }

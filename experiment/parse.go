@@ -45,7 +45,7 @@ func Parse(name string, data []byte) (*Experiment, error) {
 	p := &parser{file: name}
 	e := &Experiment{
 		File: name, Dir: filepath.Dir(name), Alpha: DefaultAlpha,
-		Check: Check{Requests: DefaultCheckRequests, OnMismatch: OnMismatchStop},
+		Check: Preflight{Requests: DefaultCheckRequests, OnMismatch: OnMismatchStop},
 	}
 	root := doc.Content[0]
 	seen := p.fields(root, "experiment", map[string]func(*yaml.Node){
@@ -270,7 +270,7 @@ func (p *parser) random(n *yaml.Node) *Random {
 }
 
 // check reads the pre-flight check over its defaults.
-func (p *parser) check(n *yaml.Node, c Check) Check {
+func (p *parser) check(n *yaml.Node, c Preflight) Preflight {
 	p.fields(n, "check", map[string]func(*yaml.Node){
 		"requests": func(v *yaml.Node) { c.Requests = p.integer(v, "check.requests", 1) },
 		"on_mismatch": func(v *yaml.Node) {

@@ -6,7 +6,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // loadValue checks one offered load: concurrency is a whole number >= 1,
@@ -94,8 +94,8 @@ func (p *parser) profile(n *yaml.Node) *Profile {
 
 // slo reads metric → threshold(s): "p99<=500" (a distribution form) or
 // "<=500" (per request), or a list of them.
-func (p *parser) slo(n *yaml.Node) benchmark.SLO {
-	var out benchmark.SLO
+func (p *parser) slo(n *yaml.Node) result.SLO {
+	var out result.SLO
 	if n.Kind != yaml.MappingNode {
 		p.errorf(n, "slo: want a mapping (metric: threshold), got %s", describe(n))
 		return nil
@@ -113,7 +113,7 @@ func (p *parser) slo(n *yaml.Node) benchmark.SLO {
 			if strings.HasPrefix(spec, "<") {
 				term = metric + spec
 			}
-			t, err := benchmark.ParseThreshold(term)
+			t, err := result.ParseThreshold(term)
 			if err != nil {
 				p.errorf(x, "slo.%s: %v", metric, err)
 				return

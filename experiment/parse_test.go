@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
-func mustSLO(t *testing.T, s string) benchmark.SLO {
+func mustSLO(t *testing.T, s string) result.SLO {
 	t.Helper()
-	slo, err := benchmark.ParseSLO(s)
+	slo, err := result.ParseSLO(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestIssueExample(t *testing.T) {
 		}},
 		Workload: Workload{Random: &Random{Num: 64, InputLen: "128", OutputLen: "32", Seed: 1, Vocab: 32000, Burstiness: 1,
 			FixedLength: true, RequestSeeds: true}},
-		Check: Check{Requests: 8, OnMismatch: OnMismatchStop},
+		Check: Preflight{Requests: 8, OnMismatch: OnMismatchStop},
 		Sweep: &Sweep{Kind: LoadConcurrency, Values: []float64{1, 4, 16}},
 		Runs:  Runs{Count: 3, Kind: LoadConcurrency, Value: 16, Order: OrderInterleaved},
 		SLO:   mustSLO(t, "ttft_ms:p99<=500,tpot_ms:p99<=50"),
@@ -111,7 +111,7 @@ func TestFullGrammar(t *testing.T) {
 	}{
 		{"intentional", e.Intentional, []string{"engine", "kv_precision"}},
 		{"workload", e.Workload, Workload{File: filepath.Join("testdata", "workload.jsonl")}},
-		{"check", e.Check, Check{Requests: 4, OnMismatch: OnMismatchContinue}},
+		{"check", e.Check, Preflight{Requests: 4, OnMismatch: OnMismatchContinue}},
 		{"sweep", *e.Sweep, Sweep{Kind: LoadRate, Values: []float64{0.5, 1, 2.5}, Warmup: 2, ResetPrefixCache: true}},
 		{"runs", e.Runs, Runs{Count: 5, Kind: LoadRate, Value: 2, Order: OrderBlocked, Warmup: 4, ResetPrefixCache: true}},
 		{"profile", *e.Profile, Profile{After: 10 * time.Second, Steps: 50, Activities: []string{"CUDA_PROFILER"}}},
@@ -132,7 +132,7 @@ func TestFullGrammar(t *testing.T) {
 // TestContractFieldsAreManifestKeys keeps the grammar's contract fields in
 // step with the manifest that benchmark writes.
 func TestContractFieldsAreManifestKeys(t *testing.T) {
-	keys := benchmark.ManifestKeys()
+	keys := result.ManifestKeys()
 	for _, k := range ContractFields {
 		if !slices.Contains(keys, k) {
 			t.Errorf("contract field %q is not a manifest key", k)

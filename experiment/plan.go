@@ -42,7 +42,7 @@ func Plan(e *Experiment, workloadHash string) []Step {
 	b := &planner{e: e, wl: workloadHash, keys: map[string]string{}}
 	b.add(Step{Name: KindCheck, Kind: KindCheck}, nil, struct {
 		A, B  engineKey
-		Check Check
+		Check Preflight
 	}{b.engine("a"), b.engine("b"), e.Check})
 	if e.Sweep != nil {
 		for _, side := range []string{"a", "b"} {

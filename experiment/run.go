@@ -93,7 +93,7 @@ func (r *runner) sayKept(todo []Step) {
 // removeReport deletes the outputs of an earlier report, so that a run
 // that stops before its own report leaves none that looks current.
 func (r *runner) removeReport() {
-	for _, name := range []string{ReportJSON, ReportText, Workbook, PlotsDir} {
+	for _, name := range []string{ReportJSON, ReportText, ReportHTML, Workbook, PlotsDir} {
 		_ = os.RemoveAll(filepath.Join(r.dir, name))
 	}
 }

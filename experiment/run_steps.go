@@ -15,8 +15,10 @@ import (
 	"strings"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
@@ -79,7 +81,7 @@ func (r *runner) check(ctx context.Context, dir string) error {
 	if rep == nil || ctx.Err() != nil {
 		return cmp.Or(err, ctx.Err(), errors.New("check: no report"))
 	}
-	rep.Quality = check.Quality{Status: "not-run"}
+	rep.Quality = checkreport.Quality{Status: "not-run"}
 	if werr := writeJSON(filepath.Join(dir, CheckFile), rep); werr != nil {
 		return werr
 	}
@@ -91,7 +93,7 @@ func (r *runner) check(ctx context.Context, dir string) error {
 }
 
 // checkVerdict turns a check report into the run's decision.
-func (r *runner) checkVerdict(rep *check.Report) error {
+func (r *runner) checkVerdict(rep *checkreport.Report) error {
 	if rep.Summary.Passed {
 		fmt.Fprintf(r.o.Stderr, "servecmp run: check passed: %d of %d requests match (%s)\n", rep.Summary.ExactMatch, rep.Summary.Requests, rep.Summary.Evidence)
 		return nil
@@ -112,10 +114,10 @@ func (r *runner) bench(ctx context.Context, s Step, dir string) error {
 	if err != nil {
 		return err
 	}
-	var res *benchmark.Result
+	var res *result.Result
 	var runErr error
 	recErr := atomicfile.WriteFunc(filepath.Join(dir, RecordsFile), func(w io.Writer) error {
-		cfg.OnRecord = benchmark.NewRecordWriter(w).Write
+		cfg.OnRecord = result.NewRecordWriter(w).Write
 		res, runErr = benchmark.Run(ctx, cfg)
 		return runErr
 	})
@@ -150,19 +152,19 @@ func (r *runner) benchConfig(s Step) (benchmark.Config, error) {
 	}
 	cfg.Manifest.ClientHost, _ = os.Hostname()
 	for _, a := range eng.ManifestArgs() {
-		k, v, err := benchmark.ParseManifestArg(a)
+		k, v, err := result.ParseManifestArg(a)
 		if err != nil {
 			return cfg, fmt.Errorf("engine %s: %v", s.Side, err)
 		}
-		cfg.Manifest.Fields = append(cfg.Manifest.Fields, benchmark.KV{Key: k, Value: v})
+		cfg.Manifest.Fields = append(cfg.Manifest.Fields, result.KV{Key: k, Value: v})
 	}
 	kind, value, warmup, reset := r.e.Runs.Kind, r.e.Runs.Value, r.e.Runs.Warmup, r.e.Runs.ResetPrefixCache
 	if s.Kind == KindSweep {
 		sw := r.e.Sweep
 		kind, value, warmup, reset = sw.Kind, sw.Values[0], sw.Warmup, sw.ResetPrefixCache
-		cfg.SweepKind, cfg.SweepValues = benchmark.Mode(sw.Kind), sw.Values
+		cfg.SweepKind, cfg.SweepValues = result.Mode(sw.Kind), sw.Values
 	}
-	cfg.Load = benchmark.LoadPolicy{Mode: benchmark.Mode(kind), Warmup: warmup, ResetPrefixCache: reset, RequestTimeoutS: requestTimeoutS}
+	cfg.Load = result.LoadPolicy{Mode: result.Mode(kind), Warmup: warmup, ResetPrefixCache: reset, RequestTimeoutS: requestTimeoutS}
 	if kind == LoadConcurrency {
 		cfg.Load.Concurrency = int(value)
 	} else {

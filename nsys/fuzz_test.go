@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/servecmp/servecmp/event"
-	"github.com/servecmp/servecmp/nsys/nsystest"
+	"github.com/servecmp/servecmp/internal/testkit/nsystest"
 )
 
 // fuzzBytes hands out the fuzzer's bytes as choices; it gives zeros

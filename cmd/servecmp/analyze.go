@@ -8,11 +8,11 @@ import (
 
 	"github.com/servecmp/servecmp/analysis"
 	"github.com/servecmp/servecmp/classify"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/internal/atomicfile"
-	"github.com/servecmp/servecmp/internal/cli"
-	"github.com/servecmp/servecmp/internal/emit"
-	"github.com/servecmp/servecmp/internal/present"
-	"github.com/servecmp/servecmp/internal/table"
+	"github.com/servecmp/servecmp/output/emit"
+	"github.com/servecmp/servecmp/output/present"
+	"github.com/servecmp/servecmp/output/table"
 	"github.com/servecmp/servecmp/rules"
 )
 
@@ -94,7 +94,7 @@ func runAnalyze(ctx context.Context, e *env, f *analyzeFlags, args []string) err
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Check("--save", f.save, analysis.Paths(inputs)...); err != nil {
+	if err := atomicfile.CheckWritable("--save", f.save, analysis.Paths(inputs)...); err != nil {
 		return err
 	}
 	rep, err := analysis.Run(ctx, inputs, set, opts)
@@ -119,7 +119,7 @@ func runMerge(e *env, f *analyzeFlags, args []string) error {
 	if err := f.checkOutput(); err != nil {
 		return err
 	}
-	if err := atomicfile.Check("--save", f.save, args...); err != nil {
+	if err := atomicfile.CheckWritable("--save", f.save, args...); err != nil {
 		return err
 	}
 	rep, err := classify.MergeFiles(args...)

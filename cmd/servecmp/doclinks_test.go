@@ -20,9 +20,7 @@ import (
 
 // pendingLinks are pages another branch is writing: a link to one is
 // allowed while it is missing. Once the page exists the entry must go.
-var pendingLinks = map[string]string{
-	"docs/layout.md": "the package layout, written on branch layout",
-}
+var pendingLinks = map[string]string{}
 
 // mdLink is one link or image of a markdown page.
 type mdLink struct {

@@ -154,7 +154,9 @@ func TestOutputsMatchSchemas(t *testing.T) {
 
 	for _, bad := range []struct{ schema, path, from, to string }{
 		{"compare", "compare.json", `"p_value": `, `"p_value": 0, "x": `},
-		{"compare", "compare.json", `"ttft_ms_p50"`, `"ttft_ms.p50"`},
+		{"compare", "compare.json", `"name": "ttft_ms_p50"`, `"name": "ttft_ms.p50"`},
+		{"compare", "compare.json", `"outcome": "`, `"outcome": "x`},
+		{"compare", "compare.json", `"sentence": "`, `"reason": "`},
 		{"result", "a1.json", `"servecmp.result/2"`, `"servecmp.result/1"`},
 		{"result", "a1.json", `"ended_at"`, `"ended"`},
 		{"check", "check.json", `"started_at": "`, `"started_at": "yesterday `},

@@ -52,7 +52,7 @@ func runServeSim(ctx context.Context, e *env, cfg servesim.Config, addr, portFil
 	if err := cfg.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	if err := atomicfile.Check("--port-file", portFile); err != nil {
+	if err := atomicfile.CheckWritable("--port-file", portFile); err != nil {
 		return usagef("%v", err)
 	}
 	err := servesim.Serve(ctx, cfg, addr, servesim.Announce(e.stderr, portFile))

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"errors"
-
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
-	"github.com/servecmp/servecmp/internal/present"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/flagopts"
+	"github.com/servecmp/servecmp/output/present"
 )
 
 func newWorkloadCmd(e *env) *cobra.Command {
@@ -20,7 +19,7 @@ func newWorkloadCmd(e *env) *cobra.Command {
 
 // registerOutput adds the flags every generating subcommand shares; with
 // tok, also --tokenizer as the imports use it.
-func registerOutput(c *cobra.Command, o *workload.Output, tok bool) {
+func registerOutput(c *cobra.Command, o *flagopts.Output, tok bool) {
 	fs := c.Flags()
 	fs.StringVar(&o.Path, "out", "", "workload file to write (required; - for stdout)")
 	fs.BoolVar(&o.Force, "force", false, "overwrite --out if it exists")
@@ -32,20 +31,12 @@ func registerOutput(c *cobra.Command, o *workload.Output, tok bool) {
 	if tok {
 		fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: count prompt lengths exactly (else characters/4)")
 	}
-	o.Set = fs.Changed
+	o.Changed = fs.Changed
 	_ = c.MarkFlagRequired("out")
 }
 
-// workloadErr turns the package's flag errors into usage errors.
-func workloadErr(err error) error {
-	if fe := workload.FlagError(""); errors.As(err, &fe) {
-		return usagef("%v", err)
-	}
-	return err
-}
-
 func newWorkloadRandomCmd(e *env) *cobra.Command {
-	var o workload.Output
+	var o flagopts.Output
 	var prompt, template string
 	spec := workload.RandomSpec{Vocab: workload.DefaultVocab, Burstiness: 1}
 	cmd := &cobra.Command{
@@ -53,7 +44,7 @@ func newWorkloadRandomCmd(e *env) *cobra.Command {
 		Short: "Synthetic token-id prompts with fixed, ranged or distributed lengths",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return workloadErr(o.Random(c.Context(), e.stdout, e.stderr, spec, prompt, template))
+			return o.Random(c.Context(), e.stdout, e.stderr, spec, prompt, template)
 		},
 	}
 	f := cmd.Flags()
@@ -76,14 +67,14 @@ func newWorkloadRandomCmd(e *env) *cobra.Command {
 }
 
 func newWorkloadFromJSONLCmd(e *env) *cobra.Command {
-	var o workload.Output
+	var o flagopts.Output
 	var opts workload.ImportOptions
 	cmd := &cobra.Command{
 		Use:   "from-jsonl FILE",
 		Short: "Import prompts from a JSONL file",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return workloadErr(o.ImportJSONL(e.stdout, e.stderr, args[0], opts))
+			return o.ImportJSONL(e.stdout, e.stderr, args[0], opts)
 		},
 	}
 	cmd.Flags().IntVar(&opts.OutputLen, "output-len", 0, "max_tokens for every request, overriding the file (0: from the file)")
@@ -93,14 +84,14 @@ func newWorkloadFromJSONLCmd(e *env) *cobra.Command {
 }
 
 func newWorkloadShareGPTCmd(e *env) *cobra.Command {
-	var o workload.Output
+	var o flagopts.Output
 	opts := workload.ShareGPTOptions{MinLen: 4, MaxInputLen: 1024, MaxTotalLen: 2048}
 	cmd := &cobra.Command{
 		Use:   "sharegpt FILE",
 		Short: "Import ShareGPT conversations as chat requests",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return workloadErr(o.ImportShareGPT(e.stdout, e.stderr, args[0], opts, e.warn))
+			return o.ImportShareGPT(e.stdout, e.stderr, args[0], opts, e.warn)
 		},
 	}
 	f := cmd.Flags()
@@ -115,14 +106,14 @@ func newWorkloadShareGPTCmd(e *env) *cobra.Command {
 }
 
 func newWorkloadDatasetCmd(e *env) *cobra.Command {
-	var o workload.Output
+	var o flagopts.Output
 	d := workload.DatasetOptions{PromptKind: workload.KindChat}
 	cmd := &cobra.Command{
 		Use:   "dataset FILE",
 		Short: "Import prompts or conversations from a JSONL, JSON or Parquet dataset",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return workloadErr(o.ImportDataset(e.stdout, e.stderr, args[0], d))
+			return o.ImportDataset(e.stdout, e.stderr, args[0], d)
 		},
 	}
 	f := cmd.Flags()
