@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/servecmp/servecmp/benchmark/engine"
-	"github.com/servecmp/servecmp/internal/ollamaserver"
+	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
+	"github.com/servecmp/servecmp/internal/testkit/ollamaserver"
 )
 
 // TestOllamaEngine starts Ollama from the shared engines folder and checks
@@ -34,7 +36,7 @@ func TestOllamaEngine(t *testing.T) {
 			t.Fatalf("%s: engine %q version %q (%s)", tc.model, m.Engine, m.EngineVersion, m.EngineDetectedFrom)
 		}
 		x := m.Extra
-		if !isHex64(x["ollama_digest"]) || x["ollama_template"] != tc.template || x["model_file_sha256"] != weights {
+		if !isHex64Test(x["ollama_digest"]) || x["ollama_template"] != tc.template || x["model_file_sha256"] != weights {
 			t.Errorf("%s: extra %v, want template %s and weights %s", tc.model, x, tc.template, weights)
 		}
 		digests[tc.model] = x["ollama_digest"]
@@ -60,10 +62,10 @@ func TestOllamaEngine(t *testing.T) {
 		}
 	}
 	_, recs := runOllama(t, srv.URL, ollamaserver.Raw, textWorkload(1, 8, 40, 1))
-	if r := recs["r00"]; r.OK || r.ErrorClass != ClassTruncated || len(r.ChunkTimesMs) != engine.OllamaRepeatLimit+1 {
+	if r := recs["r00"]; r.OK || r.ErrorClass != result.ClassTruncated || len(r.ChunkTimesMs) != engine.OllamaRepeatLimit+1 {
 		t.Errorf("repeat-cut answer: ok %v class %q, %d chunks (%s)", r.OK, r.ErrorClass, len(r.ChunkTimesMs), r.Error)
 	}
-	_, recs = runOllama(t, srv.URL, ollamaserver.Raw, testWorkload(1, 4, false))
+	_, recs = runOllama(t, srv.URL, ollamaserver.Raw, fakeengine.Workload(1, 4, false))
 	if r := recs["r000"]; r.ErrorClass != "http_400" || r.Error != engine.OllamaTokenPromptError {
 		t.Errorf("token-id prompt: %q %q", r.ErrorClass, r.Error)
 	}
@@ -82,3 +84,6 @@ func fileSHA256(t *testing.T, path string) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// isHex64Test reports whether s is a SHA-256 in lowercase hex.
+func isHex64Test(s string) bool { return regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(s) }

@@ -189,7 +189,7 @@ func (r *runner) detect(ctx context.Context) error {
 	if r.model == "" {
 		return fmt.Errorf("no model given (--model) and %s", info.ModelsErr)
 	}
-	r.client.modelInfo(dctx, &r.info, r.model)
+	r.client.ModelInfo(dctx, &r.info, r.model)
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package benchmark
+package client
 
 import (
 	"bytes"
@@ -84,10 +84,10 @@ func (c *Client) ollamaInfo(ctx context.Context, info *EngineInfo) (string, bool
 	return how, true
 }
 
-// modelInfo makes info's extra fields describe model, the model the run
+// ModelInfo makes info's extra fields describe model, the model the run
 // sends, when detection described another (the first one listed): on
 // Ollama they name one model of several.
-func (c *Client) modelInfo(ctx context.Context, info *EngineInfo, model string) {
+func (c *Client) ModelInfo(ctx context.Context, info *EngineInfo, model string) {
 	if info.Engine == string(engine.Ollama) && model != info.Model {
 		c.ollamaModelInfo(ctx, info, model)
 	}
