@@ -1,13 +1,21 @@
 package benchmark
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
@@ -65,10 +73,41 @@ func TestOllamaEngine(t *testing.T) {
 	if r := recs["r00"]; r.OK || r.ErrorClass != result.ClassTruncated || len(r.ChunkTimesMs) != engine.OllamaRepeatLimit+1 {
 		t.Errorf("repeat-cut answer: ok %v class %q, %d chunks (%s)", r.OK, r.ErrorClass, len(r.ChunkTimesMs), r.Error)
 	}
-	_, recs = runOllama(t, srv.URL, ollamaserver.Raw, fakeengine.Workload(1, 4, false))
-	if r := recs["r000"]; r.ErrorClass != "http_400" || r.Error != engine.OllamaTokenPromptError {
-		t.Errorf("token-id prompt: %q %q", r.ErrorClass, r.Error)
+	_, err := Run(context.Background(), Config{URL: srv.URL, Engine: engine.Auto, Model: ollamaserver.Raw, Workload: fakeengine.Workload(1, 4, false),
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 1}})
+	var se *client.SetupError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "engine ollama takes only text prompts") {
+		t.Errorf("token-id workload: %v", err)
 	}
+	_, err = Run(context.Background(), Config{URL: srv.URL, Engine: engine.Auto, Workload: textWorkload(1, 4, 2, 0),
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 1}})
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "serves 2 models") {
+		t.Errorf("no model among two: %v", err)
+	}
+	// Ollama's own API hidden: a plain OpenAI-compatible server, whose
+	// answer to one token-id prompt before the load stops the run.
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			http.NotFound(w, r)
+			return
+		}
+		httputil.NewSingleHostReverseProxy(mustURL(t, srv.URL)).ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	_, err = Run(context.Background(), Config{URL: proxy.URL, Engine: engine.Auto, Model: ollamaserver.Raw, Workload: fakeengine.Workload(1, 4, false),
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 1}})
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "refused a token-id prompt before the load (http_400: "+engine.OllamaTokenPromptError) {
+		t.Errorf("pre-flight: %v", err)
+	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
 
 func fileSHA256(t *testing.T, path string) string {

@@ -1,15 +1,19 @@
 package benchmark
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
@@ -63,13 +67,15 @@ func runOllama(t *testing.T, url, model string, w *workload.Workload) (*result.R
 
 // TestOllamaDetection: auto detection names Ollama from /api/version and
 // /api/tags, records its version, and describes the model the run sends
-// (digest, template kind, weights file), not the first one listed.
+// (digest, template kind, weights file), not the first one listed. With
+// no model named and two served, the run stops before any request and
+// lists them.
 func TestOllamaDetection(t *testing.T) {
-	url := standIn(t, ollamaserver.NewStandIn())
+	si := ollamaserver.NewStandIn()
+	url := standIn(t, si)
 	for _, tc := range []struct {
 		model, digest, template string
 	}{
-		{"", strings.Repeat("c9", 32), "wrapped"}, // the first listed: tiny:latest
 		{"tiny-raw", strings.Repeat("0a", 32), "raw"},
 		{"tiny:latest", strings.Repeat("c9", 32), "wrapped"},
 	} {
@@ -83,6 +89,14 @@ func TestOllamaDetection(t *testing.T) {
 			x["ollama_num_ctx"] != "4096" || x["quantization_level"] != "F16" || len(x["ollama_template_sha256"]) != 64 {
 			t.Errorf("model %q: extra %v", tc.model, x)
 		}
+	}
+	before := len(si.Seen())
+	_, err := Run(context.Background(), Config{URL: url, Engine: engine.Auto, Workload: textWorkload(2, 4, 3, 0),
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 1}})
+	var se *client.SetupError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "serves 2 models (tiny:latest, tiny-raw:latest)") ||
+		!strings.Contains(err.Error(), "--model") || len(si.Seen()) != before {
+		t.Errorf("no model among two: %v; %d requests sent", err, len(si.Seen())-before)
 	}
 }
 
@@ -118,21 +132,95 @@ func TestOllamaStandInBenchmark(t *testing.T) {
 	}
 }
 
-// TestOllamaTokenPrompts: today token-id prompts reach Ollama and each
-// fails with its HTTP 400 (the message kept in the record); this is the
-// behaviour a pre-flight check must replace by one line before the load.
+// TestOllamaTokenPrompts: a workload of token-id prompts stops before
+// any request is sent, with the one line that says what to do (in the
+// caller's terms when it gives them); the stand-in's HTTP 400 message is
+// the dialect's.
 func TestOllamaTokenPrompts(t *testing.T) {
-	url := standIn(t, ollamaserver.NewStandIn())
-	res, recs := runOllama(t, url, ollamaserver.Raw, fakeengine.Workload(3, 4, false))
-	if res.Summary.RequestsFailed != 3 {
-		t.Fatalf("%d failed", res.Summary.RequestsFailed)
-	}
-	for _, r := range recs {
-		if r.ErrorClass != "http_400" || r.Error != engine.OllamaTokenPromptError {
-			t.Errorf("%s: %q %q", r.ID, r.ErrorClass, r.Error)
+	si := ollamaserver.NewStandIn()
+	url := standIn(t, si)
+	for _, how := range []string{"", "workload.random: {tokenizer: FILE, prompt: text}"} {
+		res, err := Run(context.Background(), Config{URL: url, Engine: engine.Auto, Model: ollamaserver.Raw, Workload: fakeengine.Workload(3, 4, false),
+			Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2, Warmup: 2}, TextWorkloadHow: how})
+		var se *client.SetupError
+		want := "engine ollama takes only text prompts on /v1/completions, and 3 request(s) of the workload are token ids: make a text or chat workload (" +
+			cmp.Or(how, engine.TextWorkloadHow) + ")"
+		if res != nil || !errors.As(err, &se) || err.Error() != want {
+			t.Errorf("got %v, %v; want %q", res, err, want)
 		}
+	}
+	if n := len(si.Seen()); n != 0 {
+		t.Errorf("%d requests reached the engine", n)
 	}
 	if engine.OllamaTokenPromptError != ollamaserver.TokenPromptError {
 		t.Error("the stand-in's message is not the dialect's")
+	}
+}
+
+// hiddenOllama is an Ollama stand-in whose own API does not answer, as
+// behind a proxy that passes the OpenAI routes only: detection finds a
+// plain OpenAI-compatible server.
+func hiddenOllama(si *ollamaserver.StandIn) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			http.NotFound(w, r)
+			return
+		}
+		si.ServeHTTP(w, r)
+	})
+}
+
+// TestTokenPromptPreflight: an engine whose prompt forms are not known
+// gets one short token-id request before the load; its HTTP 400 stops
+// the run with the line that says what to do, quoting the server's
+// reason. An engine that takes it is measured as usual.
+func TestTokenPromptPreflight(t *testing.T) {
+	si := ollamaserver.NewStandIn()
+	url := standIn(t, hiddenOllama(si))
+	res, err := Run(context.Background(), Config{URL: url, Engine: engine.Auto, Model: ollamaserver.Raw, Workload: fakeengine.Workload(3, 4, false),
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2, Warmup: 2}})
+	var se *client.SetupError
+	if res != nil || !errors.As(err, &se) {
+		t.Fatalf("got %v, %v", res, err)
+	}
+	for _, w := range []string{"engine openai at " + url + " refused a token-id prompt before the load (http_400: " + engine.OllamaTokenPromptError + ")",
+		"3 request(s) of the workload are token ids", engine.TextWorkloadHow} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%q lacks %q", err, w)
+		}
+	}
+	seen := si.Seen()
+	if len(seen) != 1 || seen[0].Body["max_tokens"] != 1.0 {
+		t.Errorf("pre-flight sent %d requests: %v", len(seen), seen)
+	}
+	fe := (&fakeengine.Server{}).Start(t)
+	res, err = Run(context.Background(), Config{URL: fe.URL, Engine: string(engine.OpenAI), Model: "m", Workload: fakeengine.Workload(3, 4, false),
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2}})
+	if err != nil || res.Summary.RequestsOK != 3 {
+		t.Fatalf("an engine that takes token ids: %v, %+v", err, res)
+	}
+}
+
+// TestOllamaNoMetricsScrape: the default metrics endpoint is not scraped
+// on an engine that has none, and the result notes it once; a URL the
+// caller named is scraped (and its failure warned about).
+func TestOllamaNoMetricsScrape(t *testing.T) {
+	url := standIn(t, ollamaserver.NewStandIn())
+	cfg := Config{URL: url, Engine: engine.Auto, Model: ollamaserver.Raw, Workload: textWorkload(2, 4, 3, 0),
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 1}, Metrics: MetricsConfig{URL: url + "/metrics", Default: true}}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"server metrics: not scraped (engine ollama has no metrics endpoint)"}
+	if !slices.Equal(res.Notes, want) || slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "metrics") }) || res.ServerMetrics != nil {
+		t.Errorf("notes %q, warnings %q", res.Notes, res.Warnings)
+	}
+	cfg.Metrics.Default = false
+	if res, err = Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 0 || !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "server metrics") }) {
+		t.Errorf("a named endpoint: notes %q, warnings %q", res.Notes, res.Warnings)
 	}
 }

@@ -16,9 +16,12 @@ import (
 
 // EngineInfo is what detection found about the server.
 type EngineInfo struct {
-	Engine     string // one of engine.Names
-	Version    string
-	Model      string // first model served (GET /v1/models)
+	Engine  string // one of engine.Names
+	Version string
+	Model   string // first model served (GET /v1/models)
+	// Models are the ids of every model GET /v1/models lists, in its
+	// order (at most MaxModels, each clipped to maxModelID bytes).
+	Models     []string
 	Root       string // vLLM's model root (checkpoint path), when given
 	DetectedBy string // how Engine was decided, for the manifest
 	// Extra is what the engine says about itself beyond its version
@@ -51,6 +54,13 @@ type wireRequest struct {
 	Stream        bool               `json:"stream"`
 	StreamOptions *streamOptions     `json:"stream_options,omitempty"`
 }
+
+// Bounds of what GET /v1/models contributes: how many model ids are kept
+// and how long each may be in a message.
+const (
+	MaxModels  = 64
+	maxModelID = 256
+)
 
 // Endpoint paths.
 const (
@@ -171,6 +181,9 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 	} else if len(models.Data) == 0 {
 		info.ModelsErr = "the server lists no model at /v1/models"
 	} else {
+		for _, m := range models.Data[:min(len(models.Data), MaxModels)] {
+			info.Models = append(info.Models, redact.Clip(m.ID, maxModelID))
+		}
 		info.Model = models.Data[0].ID
 		info.Root = models.Data[0].Root
 		ownedBy = models.Data[0].OwnedBy

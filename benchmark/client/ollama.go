@@ -23,7 +23,7 @@ const maxOllamaValue = 128
 // ollamaModelKeys are the manifest extra fields that describe one served
 // model (ollamaModelInfo fills them).
 var ollamaModelKeys = []string{
-	"ollama_digest", "ollama_template", "ollama_template_sha256", "ollama_num_ctx",
+	"ollama_digest", "ollama_template", "ollama_template_sha256", "ollama_num_ctx", "ollama_repeat_penalty",
 	"model_file_sha256", "model_format", "model_family", "parameter_size", "quantization_level",
 }
 
@@ -97,7 +97,8 @@ func (c *Client) ModelInfo(ctx context.Context, info *EngineInfo, model string) 
 // those of model: from GET /api/tags its manifest digest, format,
 // family, size and quantization; from POST /api/show whether its template
 // passes a completions prompt through ("raw") or wraps it, the
-// template's SHA-256, the weights file's SHA-256 and num_ctx. A field
+// template's SHA-256, the weights file's SHA-256, num_ctx and
+// repeat_penalty (when the Modelfile sets them). A field
 // the server does not give is left out; every value is bounded.
 func (c *Client) ollamaModelInfo(ctx context.Context, info *EngineInfo, model string) {
 	for _, k := range ollamaModelKeys {
@@ -143,6 +144,9 @@ func (c *Client) ollamaModelInfo(ctx context.Context, info *EngineInfo, model st
 	if n, ok := ollamaParameter(show.Parameters, "num_ctx"); ok {
 		set("ollama_num_ctx", n)
 	}
+	if p, ok := ollamaFloatParameter(show.Parameters, "repeat_penalty"); ok {
+		set("ollama_repeat_penalty", p)
+	}
 }
 
 // ollamaSameModel reports whether a served name and a requested one are
@@ -162,6 +166,20 @@ func ollamaParameter(text, name string) (string, bool) {
 		if len(f) == 2 && f[0] == name {
 			if n, err := strconv.Atoi(f[1]); err == nil && n > 0 {
 				return f[1], true
+			}
+		}
+	}
+	return "", false
+}
+
+// ollamaFloatParameter is the value of a finite, non-negative number
+// parameter in /api/show's parameters text, in its shortest form.
+func ollamaFloatParameter(text, name string) (string, bool) {
+	for line := range strings.Lines(text) {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == name {
+			if x, err := strconv.ParseFloat(f[1], 64); err == nil && x >= 0 && x < 1e6 {
+				return strconv.FormatFloat(x, 'g', -1, 64), true
 			}
 		}
 	}

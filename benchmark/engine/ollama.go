@@ -127,13 +127,33 @@ func (d Dialect) Cannot() []string {
 
 // TokenPromptAdvice is the one line that says what to do when a workload
 // of token-id prompts (n of them) meets an engine that takes text only,
-// or "" when the engine takes them.
-func (d Dialect) TokenPromptAdvice(n int) string {
+// or "" when the engine takes them. how names the way to make a text
+// workload in the caller's terms ("" is TextWorkloadHow).
+func (d Dialect) TokenPromptAdvice(n int, how string) string {
 	if d.TokenPrompts() || n == 0 {
 		return ""
 	}
+	if how == "" {
+		how = TextWorkloadHow
+	}
 	return fmt.Sprintf("engine %s takes only text prompts on /v1/completions, and %d request(s) of the workload are token ids: "+
-		"make a text or chat workload (servecmp workload random --tokenizer FILE --prompt text)", d, n)
+		"make a text or chat workload (%s)", d, n, how)
+}
+
+// TextWorkloadHow is how servecmp makes a text workload of exact prompt
+// lengths from the command line.
+const TextWorkloadHow = "servecmp workload random --tokenizer FILE --prompt text"
+
+// TokenPromptsKnown reports whether TokenPrompts is a measured or
+// documented fact for the engine. For the others (a plain
+// OpenAI-compatible server, TGI) a benchmark of token-id prompts tries
+// one before the load.
+func (d Dialect) TokenPromptsKnown() bool {
+	switch d {
+	case VLLM, SGLang, TRTLLM, LlamaCpp, Ollama:
+		return true
+	}
+	return false
 }
 
 // OllamaTemplateKind names how a model's template (as /api/show gives

@@ -17,8 +17,8 @@ func TestOllamaFacts(t *testing.T) {
 			(d.RepeatLimit() == OllamaRepeatLimit) != o || d.TemplatesCompletions() != o {
 			t.Errorf("%s: prompt/metrics/usage/repeat/template facts wrong", d)
 		}
-		if (d.TokenPromptAdvice(3) != "") != o || d.TokenPromptAdvice(0) != "" {
-			t.Errorf("%s: advice %q", d, d.TokenPromptAdvice(3))
+		if (d.TokenPromptAdvice(3, "") != "") != o || d.TokenPromptAdvice(0, "") != "" {
+			t.Errorf("%s: advice %q", d, d.TokenPromptAdvice(3, ""))
 		}
 	}
 	want := []string{"fixed output lengths (no ignore_eos)", "token-id prompts (string prompts only)",
@@ -35,7 +35,13 @@ func TestOllamaFacts(t *testing.T) {
 	if got := OpenAI.Cannot(); !slices.Equal(got, []string{"fixed output lengths (no ignore_eos)", "prefix-cache reset"}) {
 		t.Errorf("openai cannot %q", got)
 	}
-	adv := Ollama.TokenPromptAdvice(5)
+	if got := Ollama.TokenPromptAdvice(1, "X"); !strings.HasSuffix(got, "(X)") {
+		t.Errorf("advice %q ignores how", got)
+	}
+	if OpenAI.TokenPromptsKnown() || TGI.TokenPromptsKnown() || !Ollama.TokenPromptsKnown() || !VLLM.TokenPromptsKnown() {
+		t.Error("TokenPromptsKnown")
+	}
+	adv := Ollama.TokenPromptAdvice(5, "")
 	for _, w := range []string{"engine ollama", "5 request(s)", "--tokenizer FILE --prompt text"} {
 		if !strings.Contains(adv, w) {
 			t.Errorf("advice %q lacks %q", adv, w)
