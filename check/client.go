@@ -37,6 +37,10 @@ type Options struct {
 	APIKey string
 	// Progress, when set, is called after each request (1-based index).
 	Progress func(done, total int)
+	// TextWorkloadHow says, in the caller's terms, how to make a text
+	// workload, for the engines that take no token-id prompts ("" is
+	// engine.TextWorkloadHow).
+	TextWorkloadHow string
 }
 
 // Run sends every request of w to a and then to b, one at a time, and

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -50,13 +51,15 @@ func (c *engineClient) prepare(ctx context.Context, side string, w *workload.Wor
 			return err
 		}
 	}
+	cl.ModelInfo(ctx, &info, c.t.Model)
+	c.info = info
 	n := 0
 	for i := range w.Requests {
 		if w.Requests[i].Kind() == workload.KindTokens {
 			n++
 		}
 	}
-	return client.TokenPromptError(fmt.Sprintf("engine %s at %s: ", side, redact.URL(c.t.URL)), engine.Dialect(c.style), n, "")
+	return client.TokenPromptError(fmt.Sprintf("engine %s at %s: ", side, redact.URL(c.t.URL)), engine.Dialect(c.style), n, c.opt.TextWorkloadHow)
 }
 
 // refusedTokens is the *client.SetupError of an engine whose prompt forms
@@ -67,7 +70,7 @@ func (c *engineClient) refusedTokens(side string, req *workload.Request, first b
 		return nil
 	}
 	return &client.SetupError{Msg: fmt.Sprintf("engine %s at %s refused the workload's first token-id prompt (%s): "+
-		"if it takes text prompts only, make a text or chat workload (%s)", side, redact.URL(c.t.URL), redact.Clip(out, 200), engine.TextWorkloadHow)}
+		"if it takes text prompts only, make a text or chat workload (%s)", side, redact.URL(c.t.URL), redact.Clip(out, 200), cmp.Or(c.opt.TextWorkloadHow, engine.TextWorkloadHow))}
 }
 
 // truncated turns an answer that ended without a finish reason into the

@@ -37,6 +37,9 @@ type StandInModel struct {
 	Name   string // as /api/tags and /v1/models list it, e.g. "tiny:latest"
 	Digest string // 64 hex
 	Raw    bool   // template "{{ .Prompt }}": no tokens added to a prompt
+	// NoPenalty sets PARAMETER repeat_penalty 1 (/api/show lists it);
+	// the stand-in's outputs do not depend on it.
+	NoPenalty bool
 }
 
 // StandIn is an http.Handler that answers as Ollama's server does, for
@@ -142,9 +145,13 @@ func (s *StandIn) show(w http.ResponseWriter, r *http.Request) {
 	if m.Raw {
 		tmpl = "{{ .Prompt }}"
 	}
+	params := "num_ctx                        4096\nnum_thread                     1"
+	if m.NoPenalty {
+		params += "\nrepeat_penalty                 1"
+	}
 	writeJSON(w, 200, map[string]any{
 		"template":   tmpl,
-		"parameters": "num_ctx                        4096\nnum_thread                     1",
+		"parameters": params,
 		"details":    map[string]any{"parent_model": "/models/blobs/sha256-" + strings.Repeat("12", 32), "format": "gguf"},
 	})
 }
