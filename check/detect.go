@@ -23,8 +23,10 @@ import (
 const detectTimeout = 10 * time.Second
 
 // prepare detects side's engine. An auto style becomes the engine's own
-// when detection names one (a plain OpenAI-compatible server stays auto,
-// which probes vLLM's extras and falls back). With no model given it
+// when detection names llama.cpp or Ollama, whose requests and answers
+// auto's probe (vLLM's extras, then plain OpenAI) would get wrong
+// (llama.cpp's token ids, Ollama's max_tokens on chat); other engines
+// stay auto, which serves them as before. With no model given it
 // takes the only one served; several served, or token-id prompts sent to
 // an engine known to take text only, is a *client.SetupError. An engine
 // that does not answer detection is left as it is: its requests will
@@ -43,7 +45,7 @@ func (c *engineClient) prepare(ctx context.Context, side string, w *workload.Wor
 		return nil
 	}
 	c.info = info
-	if c.style == engine.Auto && info.Engine != string(engine.OpenAI) && engine.Valid(info.Engine) {
+	if d := engine.Dialect(info.Engine); c.style == engine.Auto && (d == engine.LlamaCpp || d == engine.Ollama) {
 		c.style = info.Engine
 	}
 	if c.t.Model == "" {
