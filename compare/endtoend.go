@@ -72,6 +72,7 @@ func NewContext(ctx context.Context, in Input) (*Report, error) {
 	}
 	r.RunTimes = runTimes(runsA, runsB)
 	r.contract(runsA, runsB, in.Intentional)
+	r.inputs(runsA, runsB, in)
 	r.correctness(in)
 	r.phase(runsA, runsB)
 	if err := r.verdicts(ctx, runsA, runsB, in, r.gateSuccesses(runsA, runsB)); err != nil {
@@ -121,6 +122,8 @@ func criticalGroup(field string) string {
 		return "workload"
 	case "workload.tokenizer_hash":
 		return "tokenizer"
+	case InputsField:
+		return "inputs"
 	case "manifest.gpu_type", "manifest.gpu_count", "manifest.topology", "manifest.memory_limit":
 		return "resources"
 	case "load.mode", "load.concurrency", "load.rate", "load.arrival", "load.burstiness", "load.max_concurrency",
@@ -229,7 +232,7 @@ func (r *Report) contract(runsA, runsB []Run, decl []string) {
 		}
 	}
 	for _, d := range decl {
-		found := false
+		found := inputsFieldKnown(d)
 		for _, k := range sorted {
 			if intentional(k, []string{d}) {
 				found = true
