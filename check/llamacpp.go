@@ -16,6 +16,8 @@ func evidenceSource(d engine.Dialect) string {
 		return "token ids from token_ids where returned, else text"
 	case engine.LlamaCpp:
 		return "token ids from logprobs.content[].id"
+	case engine.Ollama:
+		return "logprob tokens on chat (no ids), text on completions (it drops logprobs there)"
 	case engine.Auto:
 		return "token ids where returned (vLLM return_token_ids, logprobs.content[].id), else logprob tokens, else text"
 	}

@@ -81,6 +81,7 @@ func NewContext(ctx context.Context, in Input) (*Report, error) {
 	r.sloCapacity(sweepsA, sweepsB)
 	r.counts(runsA, runsB)
 	r.serverMetrics(runsA, runsB)
+	r.resultNotes(in.A, in.B)
 	r.RequestsA, r.RequestsB = in.RecordsA, in.RecordsB
 	if len(in.ProfilesA) > 0 || len(in.ProfilesB) > 0 {
 		r.GPU = gpuTime(in.ProfilesA, in.ProfilesB)
@@ -477,6 +478,26 @@ func addRecord(out map[string][][]float64, rec *result.Record) {
 	}
 	if len(perTok) > 0 {
 		out["itl_per_token_ms"] = append(out["itl_per_token_ms"], perTok)
+	}
+}
+
+// resultNotes carries the results' notes (what a run left out by design,
+// such as the metrics of an engine without an endpoint) into the report,
+// each once per side.
+func (r *Report) resultNotes(runsA, runsB []Run) {
+	for _, sd := range []struct {
+		name string
+		runs []Run
+	}{{"A", runsA}, {"B", runsB}} {
+		var seen []string
+		for _, run := range sd.runs {
+			for _, n := range run.Result.Notes {
+				if !slices.Contains(seen, n) {
+					seen = append(seen, n)
+					r.Notes = append(r.Notes, sd.name+": "+n)
+				}
+			}
+		}
 	}
 }
 

@@ -121,3 +121,25 @@ func TestInputsDiffer(t *testing.T) {
 		t.Errorf("sentence %q\nwant prefix %q", rep.Inputs.Sentence(), want)
 	}
 }
+
+// TestResultNotesCarried: a note the results carry (an engine without a
+// metrics endpoint) reaches the report once per side.
+func TestResultNotesCarried(t *testing.T) {
+	a, b, _, _ := inputsSides(func(string, int) int { return 33 })
+	for _, run := range b {
+		run.Result.Notes = []string{"server metrics: not scraped (engine ollama has no metrics endpoint)"}
+	}
+	rep, err := New(Input{A: a, B: b, Resamples: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, note := range rep.Notes {
+		if note == "B: server metrics: not scraped (engine ollama has no metrics endpoint)" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("notes %q", rep.Notes)
+	}
+}
