@@ -27,6 +27,27 @@ func TestDemoExperiment(t *testing.T) {
 	}
 }
 
+// TestDemoOllamaExperiments keeps make demo-ollama's files valid (they
+// name the shared engines' model file as the tokenizer, so they parse
+// only where it is): the same model name on both sides, text prompts, a
+// launch per engine with a readiness URL of its own.
+func TestDemoOllamaExperiments(t *testing.T) {
+	for _, name := range []string{"ollama.yaml", "ollama-templated.yaml"} {
+		e, err := Load(filepath.Join("..", "testdata", "demo", name))
+		if err != nil && strings.Contains(err.Error(), "tokenizer") && strings.Contains(err.Error(), "not a readable file") {
+			t.Skipf("shared engines absent: %v", err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := e.Workload.Random
+		if e.A.Model != e.B.Model || r == nil || r.Prompt != PromptText || e.A.Launch == nil || e.B.Launch == nil ||
+			!strings.HasSuffix(e.A.Launch.ReadyURL, "/health") || !strings.HasSuffix(e.B.Launch.ReadyURL, "/v1/models/tiny-exact") {
+			t.Errorf("%s: %+v", name, e)
+		}
+	}
+}
+
 // TestLayer2Failures: an analyze step without its profile fails without
 // stopping the run, and the report is then given no profiles, with the
 // reason layer 2 is missing; once both analyses are done it gets both
