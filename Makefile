@@ -17,6 +17,8 @@ bench: build
 	$(GO) run ./internal/cmd/benchtool
 	@echo "tokenizer: 10,000 prompts of ~1,000 tokens, 2 goroutines, cold cache (goal: < 10 s per tokenizer)"
 	$(GO) test -run '^$$' -bench '^BenchmarkWorkload10k$$' -benchtime 1x ./tokenizer
+	@echo "workload trace: a 12,000-request trace of the Mooncake conversation trace's shape, token ids (goal: < 10 s, bounded memory)"
+	$(GO) test -run '^$$' -bench '^BenchmarkTrace12k$$' -benchtime 1x ./benchmark/workload
 
 # demo: the whole method from one file (servecmp run), then layer 2 from
 # two bundled nsys-like profiles (scripts/demo.sh: serve-sim's own traces

@@ -358,6 +358,7 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (result.Sweep
 	sum := result.NewSummary(out.recs, out.notSent, !out.interrupted && !out.drainCut)
 	sum.TokenCheck = tokenCheck(cfg.Tokenizer, out.recs, out.caps)
 	sum.SLOResult = result.StepSLO(out.recs, sum.DurationS, cfg.SLO)
+	r.setImpliedReuse(&stepWarn, &sum, &out) // tracecache.go
 	steady, drain := result.SplitPhases(out.recs, out.sendEndS)
 	st := result.SweepStep{Value: v, Load: sl, Summary: sum, Phases: result.Phases{Steady: steady, Drain: drain}, Incomplete: out.interrupted}
 	st.StartedAt, st.EndedAt = result.WallAt(out.start, 0, 1000*drain.EndS)
@@ -474,7 +475,11 @@ func (r *runner) finish() {
 	sm := r.metrics.result(from, to)
 	res.ServerMetrics = sm
 	res.Warnings = append(res.Warnings, sm.Warnings...)
-	if hr := sm.PrefixCacheHitRate; hr != nil && *hr > 0 && !res.Load.ResetPrefixCache {
+	if msg, replay := metricsReuseWarning(res); replay { // tracecache.go
+		if msg != "" {
+			res.Warnings = append(res.Warnings, msg)
+		}
+	} else if hr := sm.PrefixCacheHitRate; hr != nil && *hr > 0 && !res.Load.ResetPrefixCache {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the server's prefix cache served %.1f%% of the prompt tokens in the measured window and was not reset (--reset-prefix-cache): part of that may be warm from earlier runs, which makes runs incomparable", 100**hr))
 	}
 }

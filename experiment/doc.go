@@ -40,7 +40,7 @@
 //	                               # the profile step's folder, sent as SGLang's output_dir
 //	b: {url: "http://127.0.0.1:8002", model: m}  # engine B (required), the same keys
 //	intentional: [quantization]    # declared differences (compare --intentional)
-//	workload:                      # exactly one of file and random (required)
+//	workload:                      # exactly one of file, random and trace (required)
 //	  file: workload.jsonl         # a frozen workload (servecmp workload ...)
 //	  random:                      # or the generator's settings, materialised once
 //	    num: 64                    # required, >= 1
@@ -58,6 +58,18 @@
 //	    request_seeds: true        # per-request sampling seeds when temperature > 0
 //	    tokenizer: tokenizer.json  # tokenizer.json or GGUF file: real text of exact lengths under it
 //	    prompt: text               # ids (default without tokenizer) | text | chat (default with one)
+//	  trace:                       # or a request trace to replay (servecmp workload trace)
+//	    file: conversation_trace.jsonl  # required: Mooncake JSONL, Parquet or gzip; Azure CSV
+//	    format: mooncake           # required: mooncake | azure
+//	    block_size: 512            # tokens per hash id, default 512
+//	    time_scale: 1              # arrival offsets = trace time × this, default 1
+//	    start: 0s                  # leave out the trace's first part
+//	    limit: 0                   # keep at most N requests; 0 = all
+//	    seed: 0                    # seeds the prompts' token ids
+//	    vocab: 32000               # token ids in [3, vocab)
+//	    tokenizer: tokenizer.json  # optional: text prompts of exact length instead of ids
+//	    fixed_length: true
+//	    temperature: 0
 //	check:                         # pre-flight check (optional; defaults shown)
 //	  requests: 8                  # >= 1: the first N requests, temperature 0
 //	  on_mismatch: stop            # stop | continue
@@ -67,7 +79,8 @@
 //	  reset_prefix_cache: false
 //	runs:                          # the repeated measured runs (required)
 //	  count: 3                     # >= 1, default 3
-//	  concurrency: 16              # exactly one of concurrency (>= 1) and rate (> 0)
+//	  concurrency: 16              # exactly one of concurrency (>= 1) and rate (> 0); with a
+//	                               # trace workload: concurrency or neither (its own schedule)
 //	  order: interleaved           # interleaved (A1 B1 A2 B2 ...) | blocked (A1 A2 ... B1 B2 ...)
 //	  warmup: 0
 //	  reset_prefix_cache: false

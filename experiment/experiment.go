@@ -105,11 +105,12 @@ func (l Launch) CommandLine() string {
 	return strings.Join(q, " ")
 }
 
-// Workload is a frozen file or the random generator's settings; exactly
-// one is set.
+// Workload is a frozen file, the random generator's settings or a request
+// trace to replay; exactly one is set.
 type Workload struct {
 	File   string  `json:"file,omitempty"` // resolved against the experiment's directory
 	Random *Random `json:"random,omitempty"`
+	Trace  *Trace  `json:"trace,omitempty"` // trace.go
 }
 
 // Random holds `servecmp workload random` settings, with its defaults.
@@ -207,7 +208,7 @@ type Sweep struct {
 // Runs are the repeated measured runs.
 type Runs struct {
 	Count            int     `json:"count"`
-	Kind             string  `json:"kind"`  // LoadConcurrency or LoadRate
+	Kind             string  `json:"kind"`  // LoadConcurrency, LoadRate or LoadTrace
 	Value            float64 `json:"value"` // concurrency, or requests/s
 	Order            string  `json:"order"` // OrderInterleaved or OrderBlocked
 	Warmup           int     `json:"warmup"`

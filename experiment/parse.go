@@ -71,6 +71,7 @@ func Parse(name string, data []byte) (*Experiment, error) {
 			}
 		}
 		p.require(root, "experiment", seen, "workload", "runs")
+		p.traceRuns(e, seen["runs"]) // parse_trace.go
 	}
 	if err := p.err(); err != nil {
 		return nil, err
@@ -214,9 +215,10 @@ func (p *parser) workload(n *yaml.Node, dir string) Workload {
 	seen := p.fields(n, "workload", map[string]func(*yaml.Node){
 		"file":   func(v *yaml.Node) { w.File = p.path(v, "workload.file", dir) },
 		"random": func(v *yaml.Node) { w.Random = p.random(v, dir) },
+		"trace":  func(v *yaml.Node) { w.Trace = p.trace(v, dir) }, // parse_trace.go
 	})
 	if deref(n).Kind == yaml.MappingNode {
-		p.oneOf(n, "workload", seen, "file", "random")
+		p.oneOf(n, "workload", seen, "file", "random", "trace")
 	}
 	return w
 }

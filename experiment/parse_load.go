@@ -61,7 +61,11 @@ func (p *parser) runs(n *yaml.Node) Runs {
 		"reset_prefix_cache": func(v *yaml.Node) { r.ResetPrefixCache = p.boolean(v, "runs.reset_prefix_cache") },
 	})
 	if deref(n).Kind == yaml.MappingNode {
-		r.Kind = p.oneOf(n, "runs", seen, LoadConcurrency, LoadRate)
+		if seen[LoadConcurrency] == nil && seen[LoadRate] == nil {
+			p.noLoad = n // a trace workload's own schedule, or an error (traceRuns)
+		} else {
+			r.Kind = p.oneOf(n, "runs", seen, LoadConcurrency, LoadRate)
+		}
 	}
 	return r
 }

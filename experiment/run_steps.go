@@ -24,7 +24,7 @@ import (
 
 // textWorkloadHow is how an experiment makes a text workload, named when
 // an engine takes no token-id prompts.
-const textWorkloadHow = "workload: {random: {..., tokenizer: FILE, prompt: text}} in the experiment file"
+const textWorkloadHow = "give the experiment's workload a tokenizer: workload: {random: {..., tokenizer: FILE, prompt: text}} or {trace: {..., tokenizer: FILE}}"
 
 // Settings of the measuring steps that the experiment file leaves to
 // servecmp's defaults (those of benchmark and check).
@@ -176,11 +176,12 @@ func (r *runner) benchConfig(s Step) (benchmark.Config, error) {
 		cfg.SweepKind, cfg.SweepValues = result.Mode(sw.Kind), sw.Values
 	}
 	cfg.Load = result.LoadPolicy{Mode: result.Mode(kind), Warmup: warmup, ResetPrefixCache: reset, RequestTimeoutS: requestTimeoutS}
-	if kind == LoadConcurrency {
+	switch kind {
+	case LoadConcurrency:
 		cfg.Load.Concurrency = int(value)
-	} else {
+	case LoadRate:
 		cfg.Load.Rate = value
-	}
+	} // LoadTrace: the workload's own arrival offsets
 	return cfg, nil
 }
 

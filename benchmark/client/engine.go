@@ -163,31 +163,9 @@ func (c *Client) getJSON(ctx context.Context, path string, v any) error {
 // An unreachable server is an error; anything else unknown is left empty.
 func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 	info := EngineInfo{Engine: name}
-	var models struct {
-		Data []struct {
-			ID      string `json:"id"`
-			OwnedBy string `json:"owned_by"`
-			Root    string `json:"root"`
-		} `json:"data"`
-	}
-	var how []string
-	ownedBy := ""
-	if err := c.getJSON(ctx, "/v1/models", &models); err != nil {
-		if isUnreachable(err) {
-			return info, fmt.Errorf("engine at %s is unreachable: %s", redact.URL(c.base), redact.Text(err.Error(), c.apiKey))
-		}
-		info.ModelsErr = "GET /v1/models failed: " + redact.Text(err.Error(), c.apiKey)
-		how = append(how, info.ModelsErr)
-	} else if len(models.Data) == 0 {
-		info.ModelsErr = "the server lists no model at /v1/models"
-	} else {
-		for _, m := range models.Data[:min(len(models.Data), MaxModels)] {
-			info.Models = append(info.Models, redact.Clip(m.ID, maxModelID))
-		}
-		info.Model = models.Data[0].ID
-		info.Root = models.Data[0].Root
-		ownedBy = models.Data[0].OwnedBy
-		how = append(how, "GET /v1/models owned_by="+ownedBy)
+	ownedBy, how, err := c.listModels(ctx, &info)
+	if err != nil {
+		return info, err
 	}
 	var ver struct {
 		Version string `json:"version"`
@@ -242,6 +220,36 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 	}
 	info.DetectedBy = strings.Join(how, "; ")
 	return info, nil
+}
+
+// listModels asks GET /v1/models and fills info's models (every id, the
+// first one's root) or ModelsErr. It returns the first model's owned_by
+// and what it found, for the manifest; an unreachable server is an error.
+func (c *Client) listModels(ctx context.Context, info *EngineInfo) (ownedBy string, how []string, err error) {
+	var models struct {
+		Data []struct {
+			ID      string `json:"id"`
+			OwnedBy string `json:"owned_by"`
+			Root    string `json:"root"`
+		} `json:"data"`
+	}
+	if err := c.getJSON(ctx, "/v1/models", &models); err != nil {
+		if isUnreachable(err) {
+			return "", nil, fmt.Errorf("engine at %s is unreachable: %s", redact.URL(c.base), redact.Text(err.Error(), c.apiKey))
+		}
+		info.ModelsErr = "GET /v1/models failed: " + redact.Text(err.Error(), c.apiKey)
+		return "", []string{info.ModelsErr}, nil
+	}
+	if len(models.Data) == 0 {
+		info.ModelsErr = "the server lists no model at /v1/models"
+		return "", nil, nil
+	}
+	for _, m := range models.Data[:min(len(models.Data), MaxModels)] {
+		info.Models = append(info.Models, redact.Clip(m.ID, maxModelID))
+	}
+	info.Model, info.Root = models.Data[0].ID, models.Data[0].Root
+	ownedBy = models.Data[0].OwnedBy
+	return ownedBy, []string{"GET /v1/models owned_by=" + ownedBy}, nil
 }
 
 // engineOfOwner is the engine that /v1/models owned_by names, or "".

@@ -274,6 +274,11 @@ type Summary struct {
 	CachedTokens   int64    `json:"cached_tokens"`
 	CachedReported int      `json:"cached_reported"`
 	CachedShare    *float64 `json:"cached_share"`
+	// ImpliedReuseShare is, for a trace replay whose every request was
+	// sent, the share of prompt tokens the trace's shared prefixes let an
+	// unbounded prefix cache that starts empty reuse (the workload
+	// header's; tracecache.go); absent otherwise.
+	ImpliedReuseShare *float64 `json:"implied_prefix_reuse_share,omitempty"`
 	// ServerTimings compares the client's clock with the engine's own
 	// per-request timings; nil when no ok request carried any.
 	ServerTimings *TimingCheck `json:"server_timings,omitempty"`

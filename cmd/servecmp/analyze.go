@@ -24,7 +24,7 @@ type analyzeFlags struct {
 	format              string
 	enc                 table.Encoder // the encoder of format, nil for JSON; set by checkOutput
 	save                string
-	explain             bool
+	explain, strict     bool
 	csvDir              string
 }
 
@@ -51,6 +51,7 @@ func newAnalyzeCmd(e *env) *cobra.Command {
 	addOutputFlags(cmd, &f)
 	fl.BoolVar(&f.explain, "explain", false, "also list every distinct name in the window with its region, method and rule id (per rank)")
 	fl.StringVar(&f.save, "save", "", "also write a mergeable summary to `FILE` (JSON, schema "+classify.SummarySchema+")")
+	fl.BoolVar(&f.strict, "strict", false, "fail when any input cannot be read (default: skip it with a warning; fail only when none can)")
 	return cmd
 }
 
@@ -82,7 +83,7 @@ func runAnalyze(ctx context.Context, e *env, f *analyzeFlags, args []string) err
 	if err != nil {
 		return &cli.UsageError{Err: err}
 	}
-	opts.Explain = f.explain
+	opts.Explain, opts.Strict = f.explain, f.strict
 	if err := f.checkOutput(); err != nil {
 		return err
 	}
@@ -122,7 +123,11 @@ func runMerge(e *env, f *analyzeFlags, args []string) error {
 	if err := atomicfile.CheckWritable("--save", f.save, args...); err != nil {
 		return err
 	}
-	rep, err := classify.MergeFiles(args...)
+	keep := f.top // what the output shows; --save needs every list whole
+	if f.save != "" {
+		keep = 0
+	}
+	rep, err := classify.MergeFiles(args, keep)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ func newWorkloadCmd(e *env) *cobra.Command {
 		Use:   "workload",
 		Short: "Materialise a frozen workload file (JSONL) from a generator or a dataset",
 	}
-	cmd.AddCommand(newWorkloadRandomCmd(e), newWorkloadFromJSONLCmd(e), newWorkloadShareGPTCmd(e), newWorkloadDatasetCmd(e), newWorkloadInfoCmd(e))
+	cmd.AddCommand(newWorkloadRandomCmd(e), newWorkloadFromJSONLCmd(e), newWorkloadShareGPTCmd(e), newWorkloadDatasetCmd(e), newWorkloadTraceCmd(e), newWorkloadInfoCmd(e))
 	return cmd
 }
 
@@ -133,17 +133,49 @@ func newWorkloadDatasetCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+func newWorkloadTraceCmd(e *env) *cobra.Command {
+	var o flagopts.Output
+	var prompt string
+	t := workload.TraceSpec{BlockSize: workload.DefaultTraceBlockSize, TimeScale: 1, Vocab: workload.DefaultVocab}
+	cmd := &cobra.Command{
+		Use:   "trace FILE",
+		Short: "Replay a Mooncake or Azure request trace: its lengths, arrival times and shared prefixes",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return o.Trace(c.Context(), e.stdout, e.stderr, args[0], t, prompt, e.warn)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&t.Format, "format", "", "mooncake (JSONL or Parquet, gzip read too) or azure (CSV) (required)")
+	f.IntVar(&t.BlockSize, "block-size", t.BlockSize, "tokens per Mooncake hash id")
+	f.Float64Var(&t.TimeScale, "time-scale", 1, "arrival offsets are trace time × this (0.1 replays 10× faster)")
+	f.Float64Var(&t.StartS, "start", 0, "leave out the trace's first seconds; offsets count from there")
+	f.IntVar(&t.Limit, "limit", 0, "keep at most N requests (0: all)")
+	f.Uint64Var(&t.Seed, "seed", 0, "seed of the prompts' token ids (or text) and sampling seeds")
+	f.IntVar(&t.Vocab, "vocab", t.Vocab, "token ids are in [3, vocab): give the model's vocabulary size")
+	f.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: text prompts of exact length (--prompt text)")
+	f.StringVar(&prompt, "prompt", "", "ids (default without --tokenizer) or text")
+	registerOutput(cmd, &o, false)
+	return cmd
+}
+
 func newWorkloadInfoCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var format string
+	cmd := &cobra.Command{
 		Use:   "info FILE",
 		Short: "Validate a workload file and print its hash and length summary",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if format != "text" && format != "json" {
+				return usagef("--format %q: want text or json", format)
+			}
 			w, err := workload.Load(args[0])
 			if err != nil {
 				return err
 			}
-			return present.WriteWorkloadInfo(e.stdout, w)
+			return present.WorkloadInfo(e.stdout, w, format)
 		},
 	}
+	cmd.Flags().StringVar(&format, "format", "text", "text or json")
+	return cmd
 }

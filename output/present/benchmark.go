@@ -77,6 +77,7 @@ func WriteBenchmarkText(w io.Writer, r *result.Result) error {
 	if s.LengthMismatches > 0 {
 		fmt.Fprintf(tw, "length mismatches\t%d\n", s.LengthMismatches)
 	}
+	writePrefixReuse(tw, r) // tracereuse.go
 	writeRequestChecks(tw, &s)
 	if err := tw.Flush(); err != nil {
 		return err
@@ -118,6 +119,7 @@ func WriteWorkloadInfo(w io.Writer, wl *workload.Workload) error {
 	}
 	_, err := fmt.Fprintf(w, "max_tokens  %s tokens\nfixed       %d of %d\narrivals    %d of %d\n",
 		intStats(st.MaxTokens), st.FixedLen, n, st.WithArrive, n)
+	writeTraceInfo(w, wl) // workloadinfo.go
 	return err
 }
 
