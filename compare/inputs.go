@@ -133,13 +133,13 @@ func inputsFromRecords(a, b []Records) *Inputs {
 
 // inputsFromSummaries compares the per-request mean of the input tokens
 // the engines reported; nil when a side has no run whose every
-// successful request carried usage.
+// successful request carried usage with its input tokens.
 func inputsFromSummaries(runsA, runsB []Run) *Inputs {
 	mean := func(runs []Run) (float64, bool) {
 		var tokens, n float64
 		for _, run := range runs {
 			s := run.Result.Summary
-			if s.RequestsOK > 0 && s.UsageMissing == 0 {
+			if s.RequestsOK > 0 && s.UsageMissing == 0 && s.InputTokensUnknown == 0 && s.InputTokens > 0 {
 				tokens += float64(s.InputTokens)
 				n += float64(s.RequestsOK)
 			}
