@@ -17,6 +17,10 @@ bench: build
 	$(GO) run ./internal/cmd/benchtool
 	@echo "tokenizer: 10,000 prompts of ~1,000 tokens, 2 goroutines, cold cache (goal: < 10 s per tokenizer)"
 	$(GO) test -run '^$$' -bench '^BenchmarkWorkload10k$$' -benchtime 1x ./tokenizer
+	@echo "tokenizer: MB/s on plain English, cold word cache, 5 runs (take the best); cpu-MB/s is per CPU second, the per-core figure on a shared machine (goal: >= 5 for every family; current families after scripts/fetch-tokenizers.sh)"
+	$(GO) test -run '^$$' -bench '^BenchmarkEncodeFamilies$$' -benchtime 3x -count 5 ./tokenizer
+	@echo "pre-tokenizer: hand scanner vs the package's regex engine (the regex path) vs regexp2 (its fallback) on the same pattern (goal: engine at most 2x slower than the scanner)"
+	$(GO) test -run '^$$' -bench '^BenchmarkSplitScannerVsRegex$$' -benchtime 30x -count 5 ./tokenizer
 	@echo "workload trace: a 12,000-request trace of the Mooncake conversation trace's shape, token ids (goal: < 10 s, bounded memory)"
 	$(GO) test -run '^$$' -bench '^BenchmarkTrace12k$$' -benchtime 1x ./benchmark/workload
 

@@ -63,6 +63,10 @@ type Config struct {
 	// profile holds the load until its stop call has returned).
 	OnStart   func(step int, t0 time.Time)
 	SendUntil <-chan struct{}
+	// Shard, when set, makes the run one shard of a sharded run: it
+	// sends only its part of the workload and starts its measured phase
+	// at the agreed instant (shard.go).
+	Shard *ShardConfig
 	// Tokenizer, when set, counts every prompt and answer client-side
 	// (Record.Client*Tokens, Summary.TokenCheck; tokencount.go).
 	Tokenizer *tokenizer.Tokenizer
@@ -127,6 +131,9 @@ func (c *Config) Validate() error {
 	}
 	if err := (&result.Manifest{}).SetAll(c.Manifest.Fields); err != nil {
 		return err
+	}
+	if c.Shard != nil {
+		return c.Shard.validate(c, time.Now())
 	}
 	return nil
 }

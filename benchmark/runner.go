@@ -78,7 +78,9 @@ type runner struct {
 	warn    warnings
 	res     *result.Result
 	metrics *metricsRun
-	starts  []time.Time // each measured step's t=0
+	starts  []time.Time         // each measured step's t=0
+	clock   *result.ClockOffset // a shard's server-clock probe (shard.go)
+	shard   *result.ShardRef    // on every record of a shard
 	recMu   sync.Mutex
 	recErr  *RecordsError // the first OnRecord failure and the records lost
 }
@@ -110,6 +112,12 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 		return nil, err
 	}
 	r := &runner{cfg: &cfg, client: cfg.Client, reqs: cfg.Workload.Requests}
+	if cfg.Shard != nil {
+		var err error
+		if r.reqs, err = shardRequests(&cfg); err != nil {
+			return nil, err
+		}
+	}
 	if r.client == nil {
 		r.client = client.New(client.Options{BaseURL: cfg.URL, APIKey: cfg.APIKey, Conns: cfg.conns(),
 			RequestTimeout: durSeconds(cfg.Load.RequestTimeoutS)})
@@ -146,8 +154,14 @@ func (r *runner) prepare(ctx context.Context) error {
 		Schema:    result.Schema,
 		RunID:     newRunID(),
 		Manifest:  r.manifest(),
-		Workload:  result.WorkloadInfo{Path: cfg.Workload.Path, SHA256: cfg.Workload.SHA256, Count: len(r.reqs)},
+		Workload:  result.WorkloadInfo{Path: cfg.Workload.Path, SHA256: cfg.Workload.SHA256, Count: len(cfg.Workload.Requests)},
 		StartedAt: time.Now().UTC(),
+	}
+	if sh := cfg.Shard; sh != nil {
+		r.res.Schema = result.ShardSchema
+		group := cmp.Or(sh.Group, ShardGroup(sh.StartAt, cfg.Workload.SHA256, sh.Count))
+		r.res.Shard = &result.Shard{Index: sh.Index, Count: sh.Count, Group: group, StartAt: sh.StartAt.UTC(), Requests: len(r.reqs)}
+		r.shard = &result.ShardRef{Index: sh.Index, Count: sh.Count}
 	}
 	if h := cfg.Workload.Header; h != nil {
 		r.res.Workload.TokenizerHash = h.TokenizerHash
@@ -338,6 +352,11 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (result.Sweep
 			stepWarn.add("reset prefix cache: " + err.Error())
 		}
 	}
+	if cfg.Shard != nil {
+		if err := r.waitStart(ctx); err != nil {
+			return result.SweepStep{}, err
+		}
+	}
 	var offsets []float64
 	if sl.Mode != result.ModeConcurrency {
 		var err error
@@ -351,6 +370,9 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (result.Sweep
 	r.metrics.baseline()
 	out := runStep(ctx, r.client, r.prep, offsets, sl, si, r.record, cfg.Progress, cfg.hooks(si))
 	r.starts = append(r.starts, out.start)
+	if cfg.Shard != nil {
+		r.startShard(out.start)
+	}
 	if out.interrupted {
 		r.res.Incomplete = true
 	}
@@ -376,7 +398,7 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (result.Sweep
 
 // record hands a measured record to the caller, one at a time.
 func (r *runner) record(rec *result.Record, c *capture) {
-	rec.RunID, rec.WorkloadSHA256 = r.res.RunID, r.res.Workload.SHA256 // ties it to the result
+	rec.RunID, rec.WorkloadSHA256, rec.Shard = r.res.RunID, r.res.Workload.SHA256, r.shard // ties it to the result
 	clientCounts(r.cfg.Tokenizer, rec, c)
 	if r.cfg.OnRecord == nil {
 		return

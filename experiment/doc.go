@@ -84,6 +84,8 @@
 //	  order: interleaved           # interleaved (A1 B1 A2 B2 ...) | blocked (A1 A2 ... B1 B2 ...)
 //	  warmup: 0
 //	  reset_prefix_cache: false
+//	  shards: 1                    # local processes sending each run's load (1 to 256), started
+//	                               # together and merged; concurrency/rate stay the total
 //	profile:                       # a bounded profile per engine under the runs' load (optional)
 //	  after: 10s                   # delay from the start of the measured load to the capture, default 5s
 //	  for: 5s                      # capture length; or

@@ -213,6 +213,12 @@ type Runs struct {
 	Order            string  `json:"order"` // OrderInterleaved or OrderBlocked
 	Warmup           int     `json:"warmup"`
 	ResetPrefixCache bool    `json:"reset_prefix_cache"`
+	// Shards > 1 sends each run's load from that many local processes
+	// (servecmp benchmark --shard i/N), started together and merged into
+	// the run's result; Value stays the total load, divided among them.
+	// 0 (or 1) is one process; omitted from keys when 0, so that older
+	// steps keep theirs.
+	Shards int `json:"shards,omitempty"`
 }
 
 // Run orders.

@@ -114,6 +114,9 @@ func (r *runner) checkVerdict(rep *checkreport.Report) error {
 // bench runs a sweep or a measured run against one engine and writes its
 // result and records.
 func (r *runner) bench(ctx context.Context, s Step, dir string) error {
+	if s.Kind == KindRun && r.e.Runs.Shards > 1 {
+		return r.benchShards(ctx, s, dir) // run_shards.go
+	}
 	cfg, err := r.benchConfig(s)
 	if err != nil {
 		return err
@@ -131,9 +134,17 @@ func (r *runner) bench(ctx context.Context, s Step, dir string) error {
 	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
 		return err
 	}
-	switch {
-	case recErr != nil:
+	if recErr != nil {
 		return fmt.Errorf("writing %v", recErr)
+	}
+	return r.benchOutcome(s, res)
+}
+
+// benchOutcome is what a measured step's result means for the run: an
+// interrupted one is incomplete, one without a success failed; the
+// warnings go to stderr.
+func (r *runner) benchOutcome(s Step, res *result.Result) error {
+	switch {
 	case res.Incomplete:
 		return ErrInterrupted
 	case res.Summary.RequestsOK == 0:

@@ -75,6 +75,10 @@ type Result struct {
 	// EndedAt is the wall-clock instant (UTC) the run ended, drain and
 	// scrape included; absent in results of PreviousSchema.
 	EndedAt time.Time `json:"ended_at,omitzero"`
+	// Shard is set in one shard's result (ShardSchema); Shards in a
+	// result merged from shards (shard.go).
+	Shard  *Shard  `json:"shard,omitempty"`
+	Shards *Shards `json:"shards,omitempty"`
 }
 
 // Manifest records what was measured and how, so that two results can be
@@ -331,6 +335,9 @@ type Record struct {
 	// of PreviousRecordSchema and before.
 	RunID          string `json:"run_id,omitempty"`
 	WorkloadSHA256 string `json:"workload_sha256,omitempty"`
+	// Shard is the shard that sent the request, in the records of a
+	// sharded run (a shard's or the merged ones); absent otherwise.
+	Shard *ShardRef `json:"shard,omitempty"`
 
 	ID         string  `json:"id"`
 	Step       int     `json:"step"`

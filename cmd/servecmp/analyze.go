@@ -9,6 +9,7 @@ import (
 	"github.com/servecmp/servecmp/analysis"
 	"github.com/servecmp/servecmp/classify"
 	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/flagopts"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/output/emit"
 	"github.com/servecmp/servecmp/output/present"
@@ -136,14 +137,23 @@ func runMerge(e *env, f *analyzeFlags, args []string) error {
 
 func newMergeCmd(e *env) *cobra.Command {
 	var f analyzeFlags
+	var sf flagopts.ShardMerge
 	cmd := &cobra.Command{
-		Use:   "merge [flags] SUMMARY...",
-		Short: "Merge summaries saved by analyze --save into one report",
+		Use:   "merge [flags] SUMMARY... | merge --out RESULT [--records FILE] SHARD_RESULT... SHARD_RECORDS...",
+		Short: "Merge summaries saved by analyze --save, or the shards of a sharded benchmark, into one",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			res, err := sf.Merge(cmd.Flags().Changed, args) // benchmark shards; nil, nil for summaries
+			switch {
+			case err != nil:
+				return err
+			case res != nil:
+				return emit.Benchmark(e.stdout, e.stderr, sf.Out, res, sf.MaxFailedShare)
+			}
 			return runMerge(e, &f, args)
 		},
 	}
+	sf.Register(cmd.Flags())
 	addOutputFlags(cmd, &f)
 	cmd.Flags().StringVar(&f.save, "save", "", "also write the merged summary to `FILE`")
 	return cmd

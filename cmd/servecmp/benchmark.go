@@ -31,6 +31,7 @@ func newBenchmarkCmd(e *env) *cobra.Command {
 		RunE:  func(c *cobra.Command, _ []string) error { return runBenchmark(e, c, f) },
 	}
 	f.register(cmd.Flags())
+	f.Shard.Register(cmd.Flags())
 	return cmd
 }
 

@@ -17,24 +17,6 @@ func newWorkloadCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// registerOutput adds the flags every generating subcommand shares; with
-// tok, also --tokenizer as the imports use it.
-func registerOutput(c *cobra.Command, o *flagopts.Output, tok bool) {
-	fs := c.Flags()
-	fs.StringVar(&o.Path, "out", "", "workload file to write (required; - for stdout)")
-	fs.BoolVar(&o.Force, "force", false, "overwrite --out if it exists")
-	fs.BoolVar(&o.FixedLength, "fixed-length", true, "ask engines for exactly max_tokens tokens (ignore_eos/min_tokens)")
-	fs.Float64Var(&o.Temperature, "temperature", 0, "sampling temperature sent with every request (always sent)")
-	fs.Float64Var(&o.TopP, "top-p", 1, "top_p, sent only when given")
-	fs.IntVar(&o.TopK, "top-k", -1, "top_k, sent only when given")
-	fs.BoolVar(&o.RequestSeeds, "request-seeds", true, "with --temperature > 0, give each request its own sampling seed derived from --seed")
-	if tok {
-		fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: count prompt lengths exactly (else characters/4)")
-	}
-	o.Changed = fs.Changed
-	_ = c.MarkFlagRequired("out")
-}
-
 func newWorkloadRandomCmd(e *env) *cobra.Command {
 	var o flagopts.Output
 	var prompt, template string
@@ -59,7 +41,7 @@ func newWorkloadRandomCmd(e *env) *cobra.Command {
 	f.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: prompts of exact length under it (docs/workload.md: Real text)")
 	f.StringVar(&prompt, "prompt", "", "prompt form: ids (default without --tokenizer), text or chat (default with it)")
 	f.StringVar(&template, "chat-template", "", "Jinja chat template: render chat prompts client-side and send them as text")
-	registerOutput(cmd, &o, false)
+	o.Register(cmd, false)
 	for _, n := range []string{"num", "input-len", "output-len"} {
 		_ = cmd.MarkFlagRequired(n)
 	}
@@ -79,7 +61,7 @@ func newWorkloadFromJSONLCmd(e *env) *cobra.Command {
 	}
 	cmd.Flags().IntVar(&opts.OutputLen, "output-len", 0, "max_tokens for every request, overriding the file (0: from the file)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 0, "seed for per-request sampling seeds")
-	registerOutput(cmd, &o, true)
+	o.Register(cmd, true)
 	return cmd
 }
 
@@ -101,7 +83,7 @@ func newWorkloadShareGPTCmd(e *env) *cobra.Command {
 	f.IntVar(&opts.MinLen, "min-len", opts.MinLen, "skip prompts or replies shorter than this many approximate tokens (0: off)")
 	f.IntVar(&opts.MaxInputLen, "max-input-len", opts.MaxInputLen, "skip prompts longer than this many approximate tokens (0: off)")
 	f.IntVar(&opts.MaxTotalLen, "max-total-len", opts.MaxTotalLen, "skip prompt+reply longer than this many approximate tokens (0: off)")
-	registerOutput(cmd, &o, true)
+	o.Register(cmd, true)
 	return cmd
 }
 
@@ -129,7 +111,7 @@ func newWorkloadDatasetCmd(e *env) *cobra.Command {
 	f.BoolVar(&d.MultiTurn, "multi-turn", false, "every user turn a request of one per-conversation session")
 	f.IntVar(&d.Num, "num", 0, "keep N records after a seeded shuffle (0: all, file order)")
 	f.Uint64Var(&d.Seed, "seed", 0, "seed for the shuffle and per-request sampling seeds")
-	registerOutput(cmd, &o, true)
+	o.Register(cmd, true)
 	return cmd
 }
 
@@ -155,7 +137,7 @@ func newWorkloadTraceCmd(e *env) *cobra.Command {
 	f.IntVar(&t.Vocab, "vocab", t.Vocab, "token ids are in [3, vocab): give the model's vocabulary size")
 	f.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: text prompts of exact length (--prompt text)")
 	f.StringVar(&prompt, "prompt", "", "ids (default without --tokenizer) or text")
-	registerOutput(cmd, &o, false)
+	o.Register(cmd, false)
 	return cmd
 }
 

@@ -27,6 +27,7 @@ func WriteBenchmarkText(w io.Writer, r *result.Result) error {
 	if !r.StartedAt.IsZero() && !r.EndedAt.IsZero() {
 		fmt.Fprintf(tw, "ran\t%s .. %s\n", r.StartedAt.UTC().Format(time.RFC3339), r.EndedAt.UTC().Format(time.RFC3339))
 	}
+	writeShards(tw, r)
 	if r.Incomplete {
 		fmt.Fprintf(tw, "status\tINCOMPLETE (interrupted)\n")
 	}
