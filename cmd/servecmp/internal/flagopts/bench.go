@@ -119,6 +119,7 @@ func (b *Bench) Config() (benchmark.Config, error) {
 	cfg.Manifest.ClientHost, _ = os.Hostname()
 	if b.MetricsURL != "none" {
 		cfg.Metrics.URL = cmp.Or(b.MetricsURL, strings.TrimRight(b.URL, "/")+"/metrics")
+		cfg.Metrics.Default = b.MetricsURL == ""
 	}
 	w, err := workload.Load(b.Workload)
 	if err != nil {
