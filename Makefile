@@ -5,7 +5,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 export CGO_ENABLED := 1
 
-.PHONY: build test bench demo demo-llamacpp check fmt vet tidy-check layering race clean
+.PHONY: build test bench demo demo-llamacpp demo-ollama check fmt vet tidy-check layering race clean
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/servecmp ./cmd/servecmp
@@ -36,6 +36,14 @@ demo: build
 # ../shared/engines/llama.cpp (one slot vs four); skipped when absent.
 demo-llamacpp: build
 	./scripts/demo-llamacpp.sh
+
+# demo-ollama: servecmp run with llama.cpp's server against Ollama, both
+# from ../shared/engines and launched by servecmp, then the same workload
+# against Ollama's templated model (NOT COMPARABLE on inputs); skipped
+# when absent. docs/ollama.md's excerpt: UPDATE_GOLDEN=1 go test -run
+# TestDemoOllama ./cmd/servecmp.
+demo-ollama: build
+	./scripts/demo-ollama.sh
 
 check: fmt vet tidy-check layering race
 

@@ -127,7 +127,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	if err := r.prepare(ctx); err != nil {
 		return nil, err
 	}
-	r.metrics = startMetrics(ctx, cfg.Metrics)
+	r.metrics = startMetrics(ctx, r.metricsConfig())
 	r.gpu = startGPU(ctx, cfg.GPU)
 	warm, err := r.warmup(ctx)
 	if err == nil {
@@ -145,8 +145,9 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	return r.res, nil
 }
 
-// prepare detects the engine and model, assembles the manifest and
-// encodes every request.
+// prepare detects the engine and model, assembles the manifest, encodes
+// every request and makes sure the engine takes the workload's prompt
+// form (promptForms).
 func (r *runner) prepare(ctx context.Context) error {
 	cfg := r.cfg
 	if err := r.detect(ctx); err != nil {
@@ -180,7 +181,7 @@ func (r *runner) prepare(ctx context.Context) error {
 	if hasOffsets && cfg.Load.Mode == result.ModeConcurrency {
 		r.warn.add("closed-loop run: the workload's arrival offsets are ignored")
 	}
-	return nil
+	return r.promptForms(ctx)
 }
 
 // detect asks the server for its engine and model. An interrupt, the
@@ -201,11 +202,14 @@ func (r *runner) detect(ctx context.Context) error {
 	}
 	r.info, r.model = info, r.cfg.Model
 	if r.model == "" {
-		r.model = info.Model
+		if r.model, err = info.ModelChoice(r.client.BaseURL(), "--model"); err != nil {
+			return err
+		}
 	}
 	if r.model == "" {
 		return fmt.Errorf("no model given (--model) and %s", info.ModelsErr)
 	}
+	r.client.ModelInfo(dctx, &r.info, r.model)
 	return nil
 }
 

@@ -34,6 +34,8 @@
 //	  graph_mode: cuda-graphs
 //	  cache_policy: prefix-cache
 //	  extra: {key: value}          # free-form manifest entries
+//	  metrics_url: none            # Prometheus endpoint scraped in sweeps and runs: a URL, or none;
+//	                               # default url + /metrics, left out when the detected engine has none
 //	  trace_dir: traces-a          # where the engine's profiler writes (with profile); default:
 //	                               # the profile step's folder, sent as SGLang's output_dir
 //	  gpu_metrics_url: http://127.0.0.1:9400/metrics  # GPU exporter(s), one per node, or a list
@@ -57,6 +59,8 @@
 //	    top_p: 0.9                 # sent only when given, in (0, 1]
 //	    top_k: 40                  # sent only when given, >= -1
 //	    request_seeds: true        # per-request sampling seeds when temperature > 0
+//	    tokenizer: tokenizer.json  # tokenizer.json or GGUF file: real text of exact lengths under it
+//	    prompt: text               # ids (default without tokenizer) | text | chat (default with one)
 //	  trace:                       # or a request trace to replay (servecmp workload trace)
 //	    file: conversation_trace.jsonl  # required: Mooncake JSONL, Parquet or gzip; Azure CSV
 //	    format: mooncake           # required: mooncake | azure

@@ -42,6 +42,7 @@ func TestDocGrammar(t *testing.T) {
 	}
 	want := []string{
 		"workload.file: workload.jsonl is not a readable file",
+		"workload.random.tokenizer: tokenizer.json is not a readable file",
 		"workload.trace.file: conversation_trace.jsonl is not a readable file",
 		"workload.trace.tokenizer: tokenizer.json is not a readable file",
 		"workload: give only one of file and random and trace",

@@ -23,6 +23,10 @@ import (
 	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
+// textWorkloadHow is how an experiment makes a text workload, named when
+// an engine takes no token-id prompts.
+const textWorkloadHow = "give the experiment's workload a tokenizer: workload: {random: {..., tokenizer: FILE, prompt: text}} or {trace: {..., tokenizer: FILE}}"
+
 // Settings of the measuring steps that the experiment file leaves to
 // servecmp's defaults (those of benchmark and check).
 const (
@@ -78,7 +82,7 @@ func (r *runner) check(ctx context.Context, dir string) error {
 	wl := *r.wl
 	wl.Requests = wl.Requests[:min(r.e.Check.Requests, len(wl.Requests))]
 	target := func(e Engine) check.Target { return check.Target{URL: e.URL, Model: e.Model, Engine: e.Engine} }
-	rep, err := check.Run(ctx, target(r.e.A), target(r.e.B), &wl, check.Options{Seed: checkSeed})
+	rep, err := check.Run(ctx, target(r.e.A), target(r.e.B), &wl, check.Options{Seed: checkSeed, TextWorkloadHow: textWorkloadHow})
 	if rep == nil || ctx.Err() != nil {
 		return cmp.Or(err, ctx.Err(), errors.New("check: no report"))
 	}
@@ -126,7 +130,7 @@ func (r *runner) bench(ctx context.Context, s Step, dir string) error {
 		return runErr
 	})
 	if runErr != nil {
-		return fmt.Errorf("engine %s: %v", s.Side, runErr)
+		return fmt.Errorf("engine %s: %w", s.Side, runErr)
 	}
 	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
 		return err
@@ -158,9 +162,16 @@ func (r *runner) benchConfig(s Step) (benchmark.Config, error) {
 	eng := r.e.Side(s.Side)
 	cfg := benchmark.Config{
 		URL: eng.URL, Engine: cmp.Or(eng.Engine, "auto"), Model: eng.Model, Workload: r.wl,
-		SaturationThreshold: saturationThreshold, SLO: r.e.SLO,
-		Metrics:  benchmark.MetricsConfig{URL: strings.TrimRight(eng.URL, "/") + "/metrics"},
+		SaturationThreshold: saturationThreshold, SLO: r.e.SLO, TextWorkloadHow: textWorkloadHow,
+		Metrics:  benchmark.MetricsConfig{URL: strings.TrimRight(eng.URL, "/") + "/metrics", Default: true},
 		Manifest: benchmark.ManifestConfig{ServecmpVersion: r.o.Version, ServecmpCommit: r.o.Commit},
+	}
+	switch eng.MetricsURL {
+	case MetricsNone:
+		cfg.Metrics = benchmark.MetricsConfig{}
+	case "":
+	default:
+		cfg.Metrics = benchmark.MetricsConfig{URL: eng.MetricsURL}
 	}
 	cfg.Manifest.ClientHost, _ = os.Hostname()
 	eps, err := gputelemetry.Endpoints(eng.GPUMetricsURLs, eng.GPUs)
@@ -203,7 +214,7 @@ func materialise(rnd Random, path string) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := workload.Write(&buf, reqs); err != nil {
+	if err := workload.WriteWithHeader(&buf, spec.Header(), reqs); err != nil {
 		return err
 	}
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, buf.Bytes()) {

@@ -70,6 +70,10 @@ type Result struct {
 	// that could not finish); the figures cover what completed.
 	Incomplete bool     `json:"incomplete"`
 	Warnings   []string `json:"warnings"`
+	// Notes say what the run left out by design and why (a metrics
+	// endpoint the engine does not have); unlike warnings they need no
+	// action.
+	Notes []string `json:"notes,omitempty"`
 	// StartedAt is the wall-clock instant (UTC) the run began, warmup
 	// included; compare orders the runs of A and B by it (interleaved or
 	// blocked). Absent (zero) in results written before it existed.

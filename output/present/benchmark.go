@@ -84,6 +84,9 @@ func WriteBenchmarkText(w io.Writer, r *result.Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", table.Escape(n))
+	}
 	_, err := fmt.Fprintf(w, "warnings: %d (see result file and stderr)\n", len(r.Warnings))
 	return err
 }

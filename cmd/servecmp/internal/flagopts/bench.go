@@ -125,6 +125,7 @@ func (b *Bench) Config() (benchmark.Config, error) {
 	cfg.Manifest.ClientHost, _ = os.Hostname()
 	if b.MetricsURL != "none" {
 		cfg.Metrics.URL = cmp.Or(b.MetricsURL, strings.TrimRight(b.URL, "/")+"/metrics")
+		cfg.Metrics.Default = b.MetricsURL == ""
 	}
 	if _, err := gputelemetry.ParseGPUs(b.GPUs); err != nil {
 		return cfg, flagErr("gpus", "%v", err)
