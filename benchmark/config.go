@@ -8,25 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/engine"
+	"github.com/servecmp/servecmp/benchmark/gputelemetry"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/tokenizer"
-)
-
-// Mode is a load mode: how requests are offered.
-type Mode string
-
-// Load modes.
-const (
-	ModeConcurrency Mode = "concurrency" // closed loop
-	ModeRate        Mode = "rate"        // open loop
-	ModeTrace       Mode = "trace"       // every request carries its arrival offset
-)
-
-// Drain rules.
-const (
-	DrainWait   = "wait"
-	DrainCancel = "cancel"
 )
 
 // DefaultOpenLoopConns sizes the connection pool of an open loop with no
@@ -39,33 +26,37 @@ const DefaultOpenLoopConns = 256
 type Config struct {
 	// Client sends the requests; nil means a client for URL and APIKey
 	// with its pool sized for the load.
-	Client *Client
+	Client *client.Client
 	URL    string
 	APIKey string // never recorded
 	// Engine is the dialect: "auto" (or "") is detected from the server.
 	Engine string
-	// Model is sent in every request; "" means the server's first model.
+	// Model is sent in every request; "" means the only model the server
+	// lists (several listed is a *client.SetupError).
 	Model    string
 	Workload *workload.Workload
-	Load     LoadPolicy
+	Load     result.LoadPolicy
 
-	SweepKind           Mode
+	SweepKind           result.Mode
 	SweepValues         []float64
 	SaturationThreshold float64
 
 	// SLO, when set, is evaluated on every measured step (Summary's SLO
 	// fields) and gives a sweep its capacity (slo_apply.go).
-	SLO SLO
+	SLO result.SLO
 
 	// Metrics is the server-metrics scraper; a zero value scrapes nothing.
 	Metrics MetricsConfig
+	// GPU is the GPU telemetry scraper (energy); a zero value scrapes
+	// nothing.
+	GPU GPUConfig
 	// Manifest is what the caller knows of the run; Run adds what it
 	// detects and offers.
 	Manifest ManifestConfig
 
 	// OnRecord receives every measured request's record as the request
 	// ends; calls are serialised.
-	OnRecord func(*Record) error
+	OnRecord func(*result.Record) error
 	// Progress, when non-nil, is updated as requests end.
 	Progress *Progress
 
@@ -76,10 +67,18 @@ type Config struct {
 	// profile holds the load until its stop call has returned).
 	OnStart   func(step int, t0 time.Time)
 	SendUntil <-chan struct{}
+	// Shard, when set, makes the run one shard of a sharded run: it
+	// sends only its part of the workload and starts its measured phase
+	// at the agreed instant (shard.go).
+	Shard *ShardConfig
 	// Tokenizer, when set, counts every prompt and answer client-side
 	// (Record.Client*Tokens, Summary.TokenCheck; tokencount.go).
-	Tokenizer     *tokenizer.Tokenizer
-	detectTimeout time.Duration // 0 = detectTimeout; tests shorten it
+	Tokenizer *tokenizer.Tokenizer
+	// TextWorkloadHow says, in the caller's terms, how to make a text
+	// workload: the remedy named when the engine takes no token-id
+	// prompts ("" is engine.TextWorkloadHow).
+	TextWorkloadHow string
+	detectTimeout   time.Duration // 0 = detectTimeout; tests shorten it
 }
 
 // MetricsConfig says where and how often to scrape the server's
@@ -87,6 +86,19 @@ type Config struct {
 type MetricsConfig struct {
 	URL   string        // "" = no scraping
 	Every time.Duration // 0 = servermetrics.DefaultInterval
+	// Default marks URL as the engine's usual endpoint (the server's
+	// /metrics), not one the caller named: it is not scraped when the
+	// detected engine has no metrics endpoint (engine.Dialect.MetricsPath),
+	// and the result says so once (Result.Notes).
+	Default bool
+}
+
+// GPUConfig says which dcgm-exporter endpoints (one per node) report the
+// engine's GPUs, and how often to scrape them between the measured
+// steps' edges.
+type GPUConfig struct {
+	Endpoints []gputelemetry.Endpoint // none = no GPU telemetry
+	Every     time.Duration           // 0 = gputelemetry.DefaultInterval
 }
 
 // ManifestConfig is the caller's part of the manifest.
@@ -94,127 +106,51 @@ type ManifestConfig struct {
 	ServecmpVersion, ServecmpCommit, ClientHost string
 	// Fields are user-given key=value pairs applied in order (later keys
 	// win); they override what Run detects.
-	Fields []KV
+	Fields []result.KV
 }
 
-// ConfigError is an unusable configuration, found before any request.
-type ConfigError struct{ Err error }
-
-func (e *ConfigError) Error() string { return e.Err.Error() }
-func (e *ConfigError) Unwrap() error { return e.Err }
-
-// Validate checks a load policy and fills defaults (arrival, drain).
-func (l *LoadPolicy) Validate() error {
-	switch l.Mode {
-	case ModeConcurrency:
-		if l.Concurrency < 1 {
-			return errors.New("concurrency must be at least 1")
-		}
-	case ModeRate:
-		if err := l.validateRate(); err != nil {
-			return err
-		}
-	case ModeTrace:
-	default:
-		return fmt.Errorf("unknown load mode %q", l.Mode)
-	}
-	if l.MaxConcurrency < 0 || l.Warmup < 0 || l.DurationS < 0 || l.DrainTimeoutS < 0 || l.RequestTimeoutS < 0 {
-		return errors.New("max-concurrency, warmup, duration, drain-timeout and request-timeout must not be negative")
-	}
-	if err := l.validateBounds(); err != nil {
-		return err
-	}
-	if l.Drain == "" {
-		l.Drain = DrainWait
-	}
-	if l.Drain != DrainWait && l.Drain != DrainCancel {
-		return fmt.Errorf("unknown drain rule %q (want wait or cancel)", l.Drain)
-	}
-	return nil
-}
-
-func (l *LoadPolicy) validateRate() error {
-	if !(l.Rate > 0) {
-		return errors.New("rate must be a positive number of requests/s, or inf (all at once)")
-	}
-	if l.Arrival == "" {
-		l.Arrival = ArrivalPoisson
-	}
-	switch l.Arrival {
-	case ArrivalConstant, ArrivalPoisson:
-	case ArrivalGamma:
-		if !(l.Burstiness > 0) || math.IsInf(l.Burstiness, 0) {
-			return errors.New("burstiness must be a positive gamma shape")
-		}
-	default:
-		return fmt.Errorf("unknown arrival %q (want constant, poisson or gamma)", l.Arrival)
-	}
-	return nil
-}
-
-// String describes the offered load in words, e.g. "concurrency 8, 200
-// measured requests, warmup 10, drain wait".
-func (l LoadPolicy) String() string {
-	var parts []string
-	switch l.Mode {
-	case ModeConcurrency:
-		parts = append(parts, fmt.Sprintf("concurrency %d", l.Concurrency))
-	case ModeRate:
-		parts = append(parts, fmt.Sprintf("rate %g req/s (%s", l.Rate, l.Arrival))
-		if l.Burstiness != 0 && l.Burstiness != 1 {
-			parts[0] += fmt.Sprintf(", burstiness %g", l.Burstiness)
-		}
-		parts[0] += ")"
-		if l.MaxConcurrency > 0 {
-			parts = append(parts, fmt.Sprintf("max concurrency %d", l.MaxConcurrency))
-		}
-	case "":
-		parts = append(parts, "unknown")
-	default:
-		parts = append(parts, string(l.Mode))
-	}
-	parts = append(parts, fmt.Sprintf("%d measured requests", l.Requests), fmt.Sprintf("warmup %d", l.Warmup))
-	if l.DurationS > 0 {
-		parts = append(parts, fmt.Sprintf("duration %g s", l.DurationS))
-	}
-	if l.Drain != "" {
-		parts = append(parts, "drain "+l.Drain)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// validate checks the whole configuration once, before any request: the
-// load policy of every step, the sweep, the workload and the manifest
-// fields. It fills the policy's defaults. Errors are *ConfigError.
-func (c *Config) validate() error {
+// Validate checks the whole configuration, before any request: the load
+// policy of every step, the sweep, the workload and the manifest fields.
+// It fills the policy's defaults. Run calls it first; a caller that
+// builds the configuration from user input calls it to tell a bad input
+// from a failed run.
+func (c *Config) Validate() error {
 	if c.Workload == nil || (c.Client == nil && c.URL == "") {
-		return &ConfigError{errors.New("benchmark: a workload and a client or URL are required")}
+		return errors.New("benchmark: a workload and a client or URL are required")
 	}
 	if c.Client == nil {
-		if err := ValidateBaseURL(c.URL); err != nil {
-			return &ConfigError{err}
+		if err := client.ValidateBaseURL(c.URL); err != nil {
+			return err
 		}
 	}
 	if err := workload.Validate(c.Workload.Requests); err != nil {
-		return &ConfigError{fmt.Errorf("workload %s: %w", c.Workload.Path, err)}
+		return fmt.Errorf("workload %s: %w", c.Workload.Path, err)
 	}
 	if c.Engine == "" {
 		c.Engine = engine.Auto
 	}
 	if !engine.Valid(c.Engine) {
-		return &ConfigError{fmt.Errorf("unknown engine %q: want auto, %s", c.Engine, strings.Join(engine.Names, ", "))}
+		return fmt.Errorf("unknown engine %q: want auto, %s", c.Engine, strings.Join(engine.Names, ", "))
 	}
 	if !(c.SaturationThreshold >= 0) {
-		return &ConfigError{errors.New("the saturation threshold must be >= 0")}
+		return errors.New("the saturation threshold must be >= 0")
 	}
 	if err := c.Load.Validate(); err != nil {
-		return &ConfigError{err}
+		return err
 	}
 	if err := c.validateSweep(); err != nil {
-		return &ConfigError{err}
+		return err
 	}
-	if err := (&Manifest{}).SetAll(c.Manifest.Fields); err != nil {
-		return &ConfigError{err}
+	if err := (&result.Manifest{}).SetAll(c.Manifest.Fields); err != nil {
+		return err
+	}
+	if len(c.GPU.Endpoints) > 0 {
+		if err := (gputelemetry.Config{Endpoints: c.GPU.Endpoints}).Validate(); err != nil {
+			return err
+		}
+	}
+	if c.Shard != nil {
+		return c.Shard.validate(c, time.Now())
 	}
 	return nil
 }
@@ -224,7 +160,7 @@ func (c *Config) validateSweep() error {
 	switch c.SweepKind {
 	case "":
 		return nil
-	case ModeConcurrency, ModeRate:
+	case result.ModeConcurrency, result.ModeRate:
 	default:
 		return fmt.Errorf("unknown sweep kind %q", c.SweepKind)
 	}
@@ -235,12 +171,12 @@ func (c *Config) validateSweep() error {
 		return fmt.Errorf("sweep over %s with a %s load", c.SweepKind, c.Load.Mode)
 	}
 	for _, v := range c.SweepValues {
-		if c.SweepKind == ModeConcurrency && v != math.Trunc(v) {
+		if c.SweepKind == result.ModeConcurrency && v != math.Trunc(v) {
 			return fmt.Errorf("sweep: concurrency %g is not an integer", v)
 		}
-		if c.SweepKind == ModeConcurrency && v > MaxConcurrencyLimit {
+		if c.SweepKind == result.ModeConcurrency && v > result.MaxConcurrencyLimit {
 			// Checked before int(v), which would overflow.
-			return fmt.Errorf("sweep value %g: concurrency above %d", v, MaxConcurrencyLimit)
+			return fmt.Errorf("sweep value %g: concurrency above %d", v, result.MaxConcurrencyLimit)
 		}
 		if err := c.stepLoad(v).Validate(); err != nil {
 			return fmt.Errorf("sweep value %g: %w", v, err)
@@ -250,12 +186,12 @@ func (c *Config) validateSweep() error {
 }
 
 // stepLoad is the policy of the sweep step with value v.
-func (c *Config) stepLoad(v float64) *LoadPolicy {
+func (c *Config) stepLoad(v float64) *result.LoadPolicy {
 	sl := c.Load
 	switch c.SweepKind {
-	case ModeConcurrency:
+	case result.ModeConcurrency:
 		sl.Concurrency = int(v)
-	case ModeRate:
+	case result.ModeRate:
 		sl.Rate = v
 	}
 	return &sl
@@ -265,13 +201,13 @@ func (c *Config) stepLoad(v float64) *LoadPolicy {
 // largest of a concurrency sweep), else the open loop's cap.
 func (c *Config) conns() int {
 	n := c.Load.Concurrency
-	if c.Load.Mode != ModeConcurrency {
+	if c.Load.Mode != result.ModeConcurrency {
 		n = c.Load.MaxConcurrency
 		if n == 0 {
 			n = DefaultOpenLoopConns
 		}
 	}
-	if c.SweepKind == ModeConcurrency {
+	if c.SweepKind == result.ModeConcurrency {
 		for _, v := range c.SweepValues {
 			n = max(n, int(v))
 		}

@@ -2,7 +2,6 @@ package benchmark
 
 import (
 	"context"
-	"errors"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -10,7 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/redact"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 )
 
 func ptrTo[T any](v T) *T { return &v }
@@ -19,7 +20,7 @@ func TestRunRefusesBadConfigBeforeAnyRequest(t *testing.T) {
 	var hits atomic.Int64
 	s := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
 	defer s.Close()
-	ok := LoadPolicy{Mode: ModeConcurrency, Concurrency: 2}
+	ok := result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2}
 	for _, tc := range []struct {
 		name string
 		edit func(*Config)
@@ -28,15 +29,15 @@ func TestRunRefusesBadConfigBeforeAnyRequest(t *testing.T) {
 		{"no workload", func(c *Config) { c.Workload = nil }, "workload"},
 		{"unknown engine", func(c *Config) { c.Engine = "foo" }, "engine"},
 		{"zero concurrency", func(c *Config) { c.Load.Concurrency = 0 }, "concurrency"},
-		{"bad arrival", func(c *Config) { c.Load = LoadPolicy{Mode: ModeRate, Rate: 2, Arrival: "uniform"} }, "arrival"},
-		{"bad sweep value", func(c *Config) { c.SweepKind, c.SweepValues = ModeConcurrency, []float64{1, 2, 0} }, "sweep value 0"},
-		{"fractional concurrency", func(c *Config) { c.SweepKind, c.SweepValues = ModeConcurrency, []float64{1.5} }, "integer"},
-		{"sweep kind and mode differ", func(c *Config) { c.SweepKind, c.SweepValues = ModeRate, []float64{1} }, "sweep over rate"},
-		{"bad manifest number", func(c *Config) { c.Manifest.Fields = []KV{{"gpu_count", "many"}} }, "gpu_count"},
+		{"bad arrival", func(c *Config) { c.Load = result.LoadPolicy{Mode: result.ModeRate, Rate: 2, Arrival: "uniform"} }, "arrival"},
+		{"bad sweep value", func(c *Config) { c.SweepKind, c.SweepValues = result.ModeConcurrency, []float64{1, 2, 0} }, "sweep value 0"},
+		{"fractional concurrency", func(c *Config) { c.SweepKind, c.SweepValues = result.ModeConcurrency, []float64{1.5} }, "integer"},
+		{"sweep kind and mode differ", func(c *Config) { c.SweepKind, c.SweepValues = result.ModeRate, []float64{1} }, "sweep over rate"},
+		{"bad manifest number", func(c *Config) { c.Manifest.Fields = []result.KV{{Key: "gpu_count", Value: "many"}} }, "gpu_count"},
 		{"negative threshold", func(c *Config) { c.SaturationThreshold = -1 }, "threshold"},
-		{"huge sweep value late in the list", func(c *Config) { c.SweepKind, c.SweepValues = ModeConcurrency, []float64{1, 2, 1e300} }, "sweep value 1e+300: concurrency above"},
+		{"huge sweep value late in the list", func(c *Config) { c.SweepKind, c.SweepValues = result.ModeConcurrency, []float64{1, 2, 1e300} }, "sweep value 1e+300: concurrency above"},
 		{"huge rate late in the list", func(c *Config) {
-			c.Load, c.SweepKind, c.SweepValues = LoadPolicy{Mode: ModeRate, Rate: 1}, ModeRate, []float64{1, 1e300}
+			c.Load, c.SweepKind, c.SweepValues = result.LoadPolicy{Mode: result.ModeRate, Rate: 1}, result.ModeRate, []float64{1, 1e300}
 		}, "rate above"},
 		{"huge concurrency", func(c *Config) { c.Load.Concurrency = 1 << 40 }, "concurrency above"},
 		{"huge duration", func(c *Config) { c.Load.DurationS = 1e12 }, "at most 168h"},
@@ -46,16 +47,18 @@ func TestRunRefusesBadConfigBeforeAnyRequest(t *testing.T) {
 		{"url without host", func(c *Config) { c.URL = "http:///v1" }, "no host"},
 		{"url credentials never quoted", func(c *Config) { c.URL = "ftp://user:hunter2@host" }, redact.Mask + "@host"},
 		{"far arrival offset", func(c *Config) {
-			c.Workload = testWorkload(3, 2, false)
+			c.Workload = fakeengine.Workload(3, 2, false)
 			c.Workload.Requests[2].ArrivalOffsetS = ptrTo(5e9)
 		}, "arrival_offset_s must be in [0, 86400]"},
 	} {
-		cfg := Config{URL: s.URL, Engine: "vllm", Model: "m", Workload: testWorkload(3, 2, false), Load: ok}
+		cfg := Config{URL: s.URL, Engine: "vllm", Model: "m", Workload: fakeengine.Workload(3, 2, false), Load: ok}
 		tc.edit(&cfg)
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Validate: %v, want an error naming %q", tc.name, err, tc.want)
+		}
 		_, err := Run(context.Background(), cfg)
-		var ce *ConfigError
-		if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: error %v, want a *ConfigError naming %q", tc.name, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Run: %v, want the configuration's error naming %q", tc.name, err, tc.want)
 		}
 	}
 	if n := hits.Load(); n != 0 {
@@ -64,11 +67,11 @@ func TestRunRefusesBadConfigBeforeAnyRequest(t *testing.T) {
 }
 
 func TestRunAssemblesTheManifest(t *testing.T) {
-	f := &fake{}
-	s := f.server(t)
+	f := &fakeengine.Server{}
+	s := f.Start(t)
 	res, err := Run(context.Background(), Config{
-		URL: s.URL + "/", Workload: testWorkload(4, 2, true), Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 2, Seed: 9},
-		Manifest: ManifestConfig{ServecmpVersion: "v1", ClientHost: "h", Fields: []KV{{"gpu_type", "H100"}, {"model", "user"}, {"rack", "r1"}}},
+		URL: s.URL + "/", Workload: fakeengine.Workload(4, 2, true), Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2, Seed: 9},
+		Manifest: ManifestConfig{ServecmpVersion: "v1", ClientHost: "h", Fields: []result.KV{{Key: "gpu_type", Value: "H100"}, {Key: "model", Value: "user"}, {Key: "rack", Value: "r1"}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -82,9 +85,7 @@ func TestRunAssemblesTheManifest(t *testing.T) {
 		t.Fatalf("manifest %+v", m)
 	}
 	// The requests carry the detected model, not the manifest's.
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, b := range f.bodies {
+	for _, b := range f.Bodies() {
 		if b["model"] != "fake-model" {
 			t.Fatalf("request model %v", b["model"])
 		}
@@ -96,14 +97,14 @@ func TestRunAssemblesTheManifest(t *testing.T) {
 
 func TestLoadPolicyString(t *testing.T) {
 	for _, tc := range []struct {
-		l    LoadPolicy
+		l    result.LoadPolicy
 		want string
 	}{
-		{LoadPolicy{Mode: ModeConcurrency, Concurrency: 8, Requests: 64, Warmup: 4, Drain: DrainWait}, "concurrency 8, 64 measured requests, warmup 4, drain wait"},
-		{LoadPolicy{Mode: ModeRate, Rate: 2.5, Arrival: ArrivalGamma, Burstiness: 0.5, MaxConcurrency: 3, Requests: 10, DurationS: 30, Drain: DrainCancel},
+		{result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 8, Requests: 64, Warmup: 4, Drain: result.DrainWait}, "concurrency 8, 64 measured requests, warmup 4, drain wait"},
+		{result.LoadPolicy{Mode: result.ModeRate, Rate: 2.5, Arrival: result.ArrivalGamma, Burstiness: 0.5, MaxConcurrency: 3, Requests: 10, DurationS: 30, Drain: result.DrainCancel},
 			"rate 2.5 req/s (gamma, burstiness 0.5), max concurrency 3, 10 measured requests, warmup 0, duration 30 s, drain cancel"},
-		{LoadPolicy{Mode: ModeTrace, Requests: 5}, "trace, 5 measured requests, warmup 0"},
-		{LoadPolicy{}, "unknown, 0 measured requests, warmup 0"},
+		{result.LoadPolicy{Mode: result.ModeTrace, Requests: 5}, "trace, 5 measured requests, warmup 0"},
+		{result.LoadPolicy{}, "unknown, 0 measured requests, warmup 0"},
 	} {
 		if got := tc.l.String(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.l, got, tc.want)

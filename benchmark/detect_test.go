@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 )
 
 // TestDetectionFailuresHaveTheirOwnMessages: a hanging server (detection
@@ -40,7 +43,7 @@ func TestDetectionFailuresHaveTheirOwnMessages(t *testing.T) {
 			if tc.interrupt {
 				time.AfterFunc(100*time.Millisecond, cancel)
 			}
-			cfg := Config{URL: url, Workload: testWorkload(2, 2, false), Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 1},
+			cfg := Config{URL: url, Workload: fakeengine.Workload(2, 2, false), Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 1},
 				detectTimeout: 300 * time.Millisecond}
 			_, err := Run(ctx, cfg)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {

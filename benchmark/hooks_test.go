@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 )
 
 // TestSendUntil: OnStart sees each measured step's t=0 before its first
@@ -11,21 +14,21 @@ import (
 // reached deadline would: the requests in flight finish, the rest are
 // not sent and the run is not incomplete.
 func TestSendUntil(t *testing.T) {
-	for _, mode := range []Mode{ModeConcurrency, ModeRate} {
+	for _, mode := range []result.Mode{result.ModeConcurrency, result.ModeRate} {
 		t.Run(string(mode), func(t *testing.T) {
-			f := &fake{delay: 2 * time.Millisecond}
-			srv := f.server(t)
+			f := &fakeengine.Server{Delay: 2 * time.Millisecond}
+			srv := f.Start(t)
 			until := make(chan struct{})
 			var starts []int
 			var t0 time.Time
-			cfg := Config{URL: srv.URL, Workload: testWorkload(2000, 5, true), SendUntil: until,
-				Load: LoadPolicy{Mode: mode, Concurrency: 4, Rate: 200, Arrival: ArrivalConstant, Warmup: 2},
+			cfg := Config{URL: srv.URL, Workload: fakeengine.Workload(2000, 5, true), SendUntil: until,
+				Load: result.LoadPolicy{Mode: mode, Concurrency: 4, Rate: 200, Arrival: result.ArrivalConstant, Warmup: 2},
 				OnStart: func(step int, at time.Time) {
 					starts, t0 = append(starts, step), at
 					time.AfterFunc(300*time.Millisecond, func() { close(until) })
 				}}
 			var firstSend time.Time
-			cfg.OnRecord = func(r *Record) error {
+			cfg.OnRecord = func(r *result.Record) error {
 				if at := t0.Add(time.Duration(r.SentS * 1e9)); firstSend.IsZero() || at.Before(firstSend) {
 					firstSend = at
 				}

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark/servermetrics"
+	"github.com/servecmp/servecmp/benchmark/client"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
-	"github.com/servecmp/servecmp/internal/llamaserver"
+	"github.com/servecmp/servecmp/internal/testkit/llamaserver"
 )
 
 // llamaWorkload is n token-id prompts of 16 to 48 tokens asking for out
@@ -27,16 +28,16 @@ func llamaWorkload(t *testing.T, n, out int, fixed bool) *workload.Workload {
 }
 
 // llamaRun benchmarks url with w at concurrency conc, scraping /metrics.
-func llamaRun(t *testing.T, url string, w *workload.Workload, conc int) (*Result, []Record) {
+func llamaRun(t *testing.T, url string, w *workload.Workload, conc int) (*result.Result, []result.Record) {
 	t.Helper()
 	var mu sync.Mutex
-	var recs []Record
+	var recs []result.Record
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	res, err := Run(ctx, Config{
-		URL: url, Engine: "auto", Workload: w, Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: conc, Warmup: 2},
+		URL: url, Engine: "auto", Workload: w, Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: conc, Warmup: 2},
 		Metrics:  MetricsConfig{URL: url + "/metrics", Every: 200 * time.Millisecond},
-		OnRecord: func(r *Record) error { mu.Lock(); recs = append(recs, *r); mu.Unlock(); return nil },
+		OnRecord: func(r *result.Record) error { mu.Lock(); recs = append(recs, *r); mu.Unlock(); return nil },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +45,7 @@ func llamaRun(t *testing.T, url string, w *workload.Workload, conc int) (*Result
 	return res, recs
 }
 
-func metric(sm *servermetrics.Result, name string) *servermetrics.Metric {
+func metric(sm *result.ServerMetrics, name string) *result.ServerMetric {
 	if sm == nil {
 		return nil
 	}
@@ -158,14 +159,14 @@ func TestLlamaCppResetPrefixCache(t *testing.T) {
 		t.Skip("integration test")
 	}
 	plain := llamaserver.Start(t, 2)
-	c := NewClient(ClientOptions{BaseURL: plain.URL})
+	c := client.New(client.Options{BaseURL: plain.URL})
 	defer c.Close()
 	err := c.ResetPrefixCache(context.Background(), "llamacpp")
 	if err == nil || !strings.Contains(err.Error(), "--slot-save-path") || !strings.Contains(err.Error(), "--cache-ram 0") {
 		t.Errorf("reset without --slot-save-path: %v", err)
 	}
 	saving := llamaserver.Start(t, 2, "--slot-save-path", t.TempDir())
-	c2 := NewClient(ClientOptions{BaseURL: saving.URL})
+	c2 := client.New(client.Options{BaseURL: saving.URL})
 	defer c2.Close()
 	err = c2.ResetPrefixCache(context.Background(), "llamacpp")
 	if err == nil || !strings.Contains(err.Error(), "erased the KV cache of all 2 slots") {

@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/servecmp/servecmp/benchmark/client"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // llamaProps is /props as llama-server answers it (trimmed).
@@ -31,7 +34,7 @@ func TestDetectLlamaCpp(t *testing.T) {
 					http.NotFound(w, r)
 				}
 			})
-			info, err := NewClient(ClientOptions{BaseURL: url}).Detect(context.Background(), tc.engine)
+			info, err := client.New(client.Options{BaseURL: url}).Detect(context.Background(), tc.engine)
 			if err != nil || info.Engine != "llamacpp" || info.Version != "b0-unknown" || info.Model != "tiny" {
 				t.Fatalf("%+v %v", info, err)
 			}
@@ -67,7 +70,7 @@ func TestResetLlamaSlots(t *testing.T) {
 					http.NotFound(w, r)
 				}
 			})
-			err := NewClient(ClientOptions{BaseURL: url}).ResetPrefixCache(context.Background(), "llamacpp")
+			err := client.New(client.Options{BaseURL: url}).ResetPrefixCache(context.Background(), "llamacpp")
 			if err == nil || !strings.Contains(err.Error(), tc.want) || erased != tc.erased {
 				t.Fatalf("err %v after %d erases", err, erased)
 			}
@@ -77,14 +80,14 @@ func TestResetLlamaSlots(t *testing.T) {
 
 func TestSummaryCachedTimingsEOS(t *testing.T) {
 	ptr := func(n int) *int { return &n }
-	recs := []Record{
+	recs := []result.Record{
 		{ID: "a", OK: true, TTFTMs: 5, E2EMs: 14, ChunkTimesMs: []float64{5, 8, 11, 14}, ChunkTokens: []int{1, 1, 1, 1},
 			PromptTokens: 10, CompletionTokens: 4, UsageReported: true, FinishReason: "length", CachedTokens: ptr(8),
-			ServerTimings: &ServerTimings{PromptMs: 4, PredictedN: 4, PredictedMs: 8.7, PredictedPerTokenMs: 2.175}},
+			ServerTimings: &result.ServerTimings{PromptMs: 4, PredictedN: 4, PredictedMs: 8.7, PredictedPerTokenMs: 2.175}},
 		// stopped at EOS: usage counts 3, two tokens were streamed
 		{ID: "b", OK: true, TTFTMs: 2, E2EMs: 5, ChunkTimesMs: []float64{2, 5}, ChunkTokens: []int{1, 1},
 			PromptTokens: 10, CompletionTokens: 3, UsageReported: true, FinishReason: "stop", CachedTokens: ptr(0), Retried: true},
-		{ID: "c", OK: false, ErrorClass: ClassConnection, Retried: true},
+		{ID: "c", OK: false, ErrorClass: result.ClassConnection, Retried: true},
 		// a token streamed as "": three content chunks, one empty, usage 4
 		{ID: "d", OK: true, TTFTMs: 1, E2EMs: 3, ChunkTimesMs: []float64{1, 2, 3}, ChunkTokens: []int{1, 1, 1}, EmptyChunks: 1,
 			PromptTokens: 10, CompletionTokens: 4, UsageReported: true, FinishReason: "length"},
@@ -92,7 +95,7 @@ func TestSummaryCachedTimingsEOS(t *testing.T) {
 		{ID: "e", OK: true, TTFTMs: 1, E2EMs: 3, ChunkTimesMs: []float64{1, 3}, ChunkTokens: []int{1, 1},
 			PromptTokens: 10, CompletionTokens: 4, UsageReported: true, FinishReason: "length"},
 	}
-	s := Summarize(recs, 0, true)
+	s := result.NewSummary(recs, 0, true)
 	if s.Retried != 2 || s.EOSNotStreamed != 1 || s.EmptyTextTokens != 1 || s.ChunkTokenMismatches != 1 {
 		t.Errorf("retried %d, eos %d, empty text %d, chunk mismatches %d", s.Retried, s.EOSNotStreamed, s.EmptyTextTokens, s.ChunkTokenMismatches)
 	}
@@ -119,26 +122,26 @@ func TestSummaryCachedTimingsEOS(t *testing.T) {
 	if strings.Contains(all, "prompt cache served") {
 		t.Errorf("cache warning at a 40%% share: %q", all)
 	}
-	if Summarize(recs[1:2], 0, true).ServerTimings != nil {
+	if result.NewSummary(recs[1:2], 0, true).ServerTimings != nil {
 		t.Error("timing check without server timings")
 	}
 }
 
 func TestNoCacheHits(t *testing.T) {
 	zero, some := 0.0, 0.2
-	step := func(share *float64, cached int64, reported, ok int) SweepStep {
-		return SweepStep{Summary: Summary{CachedShare: share, CachedTokens: cached, CachedReported: reported, RequestsOK: ok}}
+	step := func(share *float64, cached int64, reported, ok int) result.SweepStep {
+		return result.SweepStep{Summary: result.Summary{CachedShare: share, CachedTokens: cached, CachedReported: reported, RequestsOK: ok}}
 	}
 	for _, tc := range []struct {
 		name  string
-		steps []SweepStep
+		steps []result.SweepStep
 		want  bool
 	}{
 		{"no steps", nil, false},
-		{"none cached", []SweepStep{step(&zero, 0, 4, 4), step(&zero, 0, 4, 4)}, true},
-		{"some cached", []SweepStep{step(&zero, 0, 4, 4), step(&some, 3, 4, 4)}, false},
-		{"not reported", []SweepStep{step(nil, 0, 0, 4)}, false},
-		{"partly reported", []SweepStep{step(&zero, 0, 3, 4)}, false},
+		{"none cached", []result.SweepStep{step(&zero, 0, 4, 4), step(&zero, 0, 4, 4)}, true},
+		{"some cached", []result.SweepStep{step(&zero, 0, 4, 4), step(&some, 3, 4, 4)}, false},
+		{"not reported", []result.SweepStep{step(nil, 0, 0, 4)}, false},
+		{"partly reported", []result.SweepStep{step(&zero, 0, 3, 4)}, false},
 	} {
 		if got := noCacheHits(tc.steps); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)

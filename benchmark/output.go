@@ -1,12 +1,11 @@
 package benchmark
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
@@ -16,13 +15,13 @@ import (
 // run failed, or never started because the file could not be created. A
 // result with an error means the run succeeded and the records could not
 // be written; the error names the file.
-func RunRecorded(ctx context.Context, cfg Config, records string) (res *Result, err error) {
+func RunRecorded(ctx context.Context, cfg Config, records string) (res *result.Result, err error) {
 	if records == "" {
 		return Run(ctx, cfg)
 	}
 	var runErr error
 	err = atomicfile.WriteFunc(records, func(w io.Writer) error {
-		cfg.OnRecord = NewRecordWriter(w).Write
+		cfg.OnRecord = result.NewRecordWriter(w).Write
 		res, runErr = Run(ctx, cfg)
 		return runErr
 	})
@@ -33,23 +32,4 @@ func RunRecorded(ctx context.Context, cfg Config, records string) (res *Result, 
 		return nil, runErr
 	}
 	return res, err
-}
-
-// WriteResult writes res as indented JSON to the file path (atomicfile),
-// or to stdout when path is "-". An error writing the file names it.
-func WriteResult(path string, stdout io.Writer, res *Result) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // SLO thresholds keep their "<="
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(res); err != nil {
-		return err
-	}
-	b := buf.Bytes()
-	var err error
-	if path == "-" {
-		_, err = stdout.Write(b)
-		return err
-	}
-	return atomicfile.Write(path, b)
 }

@@ -9,15 +9,19 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/servecmp/servecmp/benchmark/client"
+	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 )
 
 func TestRunRecordedAndWriteResult(t *testing.T) {
-	s := (&fake{}).server(t)
-	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 2})
+	s := (&fakeengine.Server{}).Start(t)
+	c := client.New(client.Options{BaseURL: s.URL, Conns: 2})
 	defer c.Close()
 	dir := t.TempDir()
-	cfg := Config{Client: c, Engine: "vllm", Model: "m", Workload: testWorkload(5, 3, true),
-		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 2}}
+	cfg := Config{Client: c, Engine: "vllm", Model: "m", Workload: fakeengine.Workload(5, 3, true),
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2}}
 	records := filepath.Join(dir, "r.jsonl")
 	res, err := RunRecorded(context.Background(), cfg, records)
 	if err != nil || res == nil {
@@ -30,20 +34,20 @@ func TestRunRecordedAndWriteResult(t *testing.T) {
 	defer f.Close()
 	n := 0
 	for sc := bufio.NewScanner(f); sc.Scan(); n++ {
-		var r Record
+		var r result.Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("record %d: %v", n, err)
 		}
 		// Every line is tied to its result: run id and workload.
-		if r.RunID != res.RunID || r.WorkloadSHA256 != "abc" || !strings.HasPrefix(sc.Text(), `{"schema":"`+RecordSchema+`","run_id":"`+res.RunID+`"`) {
+		if r.RunID != res.RunID || r.WorkloadSHA256 != "abc" || !strings.HasPrefix(sc.Text(), `{"schema":"`+result.RecordSchema+`","run_id":"`+res.RunID+`"`) {
 			t.Errorf("record %d of run %s: %s", n, res.RunID, sc.Text())
 		}
 	}
 	if n != 5 {
 		t.Errorf("%d records, want 5", n)
 	}
-	if len(res.RunID) != RunIDLen || strings.Trim(res.RunID, "0123456789abcdef") != "" {
-		t.Errorf("run id %q, want %d hex digits", res.RunID, RunIDLen)
+	if len(res.RunID) != result.RunIDLen || strings.Trim(res.RunID, "0123456789abcdef") != "" {
+		t.Errorf("run id %q, want %d hex digits", res.RunID, result.RunIDLen)
 	}
 	if again, err := Run(context.Background(), cfg); err != nil || again.RunID == res.RunID {
 		t.Errorf("a second run has run id %q (the first %q): %v", again.RunID, res.RunID, err)
@@ -55,16 +59,16 @@ func TestRunRecordedAndWriteResult(t *testing.T) {
 	}
 	// A run that cannot start returns no result.
 	bad := cfg
-	bad.Workload = testWorkload(0, 3, true)
+	bad.Workload = fakeengine.Workload(0, 3, true)
 	if res3, err := RunRecorded(context.Background(), bad, filepath.Join(dir, "r2.jsonl")); res3 != nil || err == nil {
 		t.Errorf("bad config: result %v, error %v", res3 != nil, err)
 	}
 	var stdout bytes.Buffer
 	out := filepath.Join(dir, "res.json")
-	if err := WriteResult("-", &stdout, res); err != nil {
+	if err := result.WriteResult("-", &stdout, res); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteResult(out, nil, res); err != nil {
+	if err := result.WriteResult(out, nil, res); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(out); !bytes.Equal(b, stdout.Bytes()) || !json.Valid(b) {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // Progress is live run state for a progress display; the runner stores it
@@ -43,9 +45,9 @@ func (p *Progress) begin(step, steps, total int, load string) {
 }
 
 // loadText describes l's offered load for the progress line.
-func loadText(l *LoadPolicy) string {
+func loadText(l *result.LoadPolicy) string {
 	switch {
-	case l.Mode == ModeConcurrency:
+	case l.Mode == result.ModeConcurrency:
 		return fmt.Sprintf("concurrency %d", l.Concurrency)
 	case math.IsInf(l.Rate, 1):
 		return "rate inf"

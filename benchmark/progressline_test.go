@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // setProgress fills a Progress as the runner would, started at t0.
@@ -54,12 +56,12 @@ func TestProgressLineContent(t *testing.T) {
 
 func TestLoadText(t *testing.T) {
 	for _, tc := range []struct {
-		l    LoadPolicy
+		l    result.LoadPolicy
 		want string
 	}{
-		{LoadPolicy{Mode: ModeConcurrency, Concurrency: 16}, "concurrency 16"},
-		{LoadPolicy{Mode: ModeRate, Rate: 2.5}, "rate 2.5 req/s"},
-		{LoadPolicy{Mode: ModeRate, Rate: math.Inf(1)}, "rate inf"},
+		{result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 16}, "concurrency 16"},
+		{result.LoadPolicy{Mode: result.ModeRate, Rate: 2.5}, "rate 2.5 req/s"},
+		{result.LoadPolicy{Mode: result.ModeRate, Rate: math.Inf(1)}, "rate inf"},
 	} {
 		if got := loadText(&tc.l); got != tc.want {
 			t.Errorf("loadText(%+v) = %q, want %q", tc.l, got, tc.want)

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
@@ -56,7 +57,7 @@ func (c *closer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"data":[{"id":"m","owned_by":"llamacpp"}]}`)
 		return
 	}
-	if r.URL.Path != pathCompletions {
+	if r.URL.Path != "/v1/completions" {
 		http.NotFound(w, r)
 		return
 	}
@@ -95,18 +96,18 @@ func (c *closer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func closerRun(t *testing.T, c *closer, n, conc int) (*Result, []Record) {
+func closerRun(t *testing.T, c *closer, n, conc int) (*result.Result, []result.Record) {
 	t.Helper()
 	s := c.server(t)
 	var mu sync.Mutex
-	var recs []Record
+	var recs []result.Record
 	w := &workload.Workload{Path: "t.jsonl"}
 	for i := range n {
 		w.Requests = append(w.Requests, workload.Request{ID: fmt.Sprintf("r%d", i), PromptTokens: []int{1, 2, 3, 4, 5}, MaxTokens: 2})
 	}
 	res, err := Run(context.Background(), Config{
-		URL: s.URL, Engine: "llamacpp", Model: "m", Workload: w, Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: conc},
-		OnRecord: func(r *Record) error { mu.Lock(); recs = append(recs, *r); mu.Unlock(); return nil },
+		URL: s.URL, Engine: "llamacpp", Model: "m", Workload: w, Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: conc},
+		OnRecord: func(r *result.Record) error { mu.Lock(); recs = append(recs, *r); mu.Unlock(); return nil },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -156,14 +157,14 @@ func TestRetryNotAfterResponseBytes(t *testing.T) {
 	for _, tc := range []struct {
 		mode, class string
 	}{
-		{"mid", ClassConnection}, // closed mid-response: the server saw it
-		{"first", ClassConnection},
+		{"mid", result.ClassConnection}, // closed mid-response: the server saw it
+		{"first", result.ClassConnection},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			c := &closer{mode: tc.mode}
 			s := c.server(t)
 			for i := range 3 {
-				rec := doOne(t, s.URL, completionReq(2), "llamacpp", 0)
+				rec := doOne(t, s.URL, workload.Request{ID: "q", PromptTokens: []int{1, 2}, MaxTokens: 2, FixedLength: true, InputLen: 2}, "llamacpp")
 				if rec.OK || rec.Retried || rec.ErrorClass != tc.class {
 					t.Fatalf("request %d: ok %v retried %v class %q (%s), want a %s failure, not retried", i, rec.OK, rec.Retried, rec.ErrorClass, rec.Error, tc.class)
 				}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/redact"
 )
@@ -53,7 +55,8 @@ func (w *warnings) all() []string {
 
 // stepOut is what one executed step produced.
 type stepOut struct {
-	recs        []Record // sent requests only, in workload order
+	recs        []result.Record // sent requests only, in workload order
+	caps        []capture       // recs' captures, in the same order
 	start       time.Time
 	notSent     int
 	interrupted bool
@@ -67,15 +70,18 @@ type stepOut struct {
 // runner is one Run's state.
 type runner struct {
 	cfg     *Config
-	client  *Client
-	info    EngineInfo // Engine is resolved (never "auto")
+	client  *client.Client
+	info    client.EngineInfo // Engine is resolved (never "auto")
 	model   string
 	reqs    []workload.Request
-	prep    []prepared
+	prep    []client.Prepared
 	warn    warnings
-	res     *Result
+	res     *result.Result
 	metrics *metricsRun
-	starts  []time.Time // each measured step's t=0
+	gpu     *gpuRun
+	starts  []time.Time         // each measured step's t=0
+	clock   *result.ClockOffset // a shard's server-clock probe (shard.go)
+	shard   *result.ShardRef    // on every record of a shard
 	recMu   sync.Mutex
 	recErr  *RecordsError // the first OnRecord failure and the records lost
 }
@@ -97,30 +103,38 @@ func (e *RecordsError) Unwrap() error { return e.Err }
 // Run validates cfg, detects the engine, assembles the manifest, runs the
 // warmup and every measured step while scraping the server's metrics, and
 // returns the complete result. It returns an error only for an unusable
-// configuration (a *ConfigError, found before any request is sent) or an
-// unreachable server, or, together with the complete result, a
+// configuration (Config.Validate's, found before any request is sent) or
+// an unreachable server, or, together with the complete result, a
 // *RecordsError when OnRecord failed; request failures are results. When ctx is
 // cancelled it stops sending, applies the drain rule and returns what was
 // measured with Incomplete set.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
-	if err := cfg.validate(); err != nil {
+func Run(ctx context.Context, cfg Config) (*result.Result, error) {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	r := &runner{cfg: &cfg, client: cfg.Client, reqs: cfg.Workload.Requests}
+	if cfg.Shard != nil {
+		var err error
+		if r.reqs, err = shardRequests(&cfg); err != nil {
+			return nil, err
+		}
+	}
 	if r.client == nil {
-		r.client = NewClient(ClientOptions{BaseURL: cfg.URL, APIKey: cfg.APIKey, Conns: cfg.conns(),
+		r.client = client.New(client.Options{BaseURL: cfg.URL, APIKey: cfg.APIKey, Conns: cfg.conns(),
 			RequestTimeout: durSeconds(cfg.Load.RequestTimeoutS)})
 		defer r.client.Close()
 	}
 	if err := r.prepare(ctx); err != nil {
 		return nil, err
 	}
-	r.metrics = startMetrics(ctx, cfg.Metrics)
+	r.metrics = startMetrics(ctx, r.metricsConfig())
+	r.gpu = startGPU(ctx, cfg.GPU)
 	warm, err := r.warmup(ctx)
 	if err == nil {
 		err = r.sweep(ctx, warm)
 	}
 	r.metrics.stop()
+	r.gpu.stop()
 	if err != nil {
 		return nil, err
 	}
@@ -131,36 +145,43 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return r.res, nil
 }
 
-// prepare detects the engine and model, assembles the manifest and
-// encodes every request.
+// prepare detects the engine and model, assembles the manifest, encodes
+// every request and makes sure the engine takes the workload's prompt
+// form (promptForms).
 func (r *runner) prepare(ctx context.Context) error {
 	cfg := r.cfg
 	if err := r.detect(ctx); err != nil {
 		return err
 	}
-	r.res = &Result{
-		Schema:    Schema,
+	r.res = &result.Result{
+		Schema:    result.Schema,
 		RunID:     newRunID(),
 		Manifest:  r.manifest(),
-		Workload:  WorkloadInfo{Path: cfg.Workload.Path, SHA256: cfg.Workload.SHA256, Count: len(r.reqs)},
+		Workload:  result.WorkloadInfo{Path: cfg.Workload.Path, SHA256: cfg.Workload.SHA256, Count: len(cfg.Workload.Requests)},
 		StartedAt: time.Now().UTC(),
+	}
+	if sh := cfg.Shard; sh != nil {
+		r.res.Schema = result.ShardSchema
+		group := cmp.Or(sh.Group, ShardGroup(sh.StartAt, cfg.Workload.SHA256, sh.Count))
+		r.res.Shard = &result.Shard{Index: sh.Index, Count: sh.Count, Group: group, StartAt: sh.StartAt.UTC(), Requests: len(r.reqs)}
+		r.shard = &result.ShardRef{Index: sh.Index, Count: sh.Count}
 	}
 	if h := cfg.Workload.Header; h != nil {
 		r.res.Workload.TokenizerHash = h.TokenizerHash
 	}
-	r.prep = make([]prepared, len(r.reqs))
+	r.prep = make([]client.Prepared, len(r.reqs))
 	for i := range r.reqs {
 		var err error
-		if r.prep[i], err = buildBody(&r.reqs[i], r.model, r.info.Engine, r.warn.add); err != nil {
+		if r.prep[i], err = client.Prepare(&r.reqs[i], r.model, r.info.Engine, r.warn.add); err != nil {
 			return fmt.Errorf("workload %s: %w", cfg.Workload.Path, err)
 		}
-		r.prep[i].capture = cfg.Tokenizer != nil // tokencount.go
+		r.prep[i].Capture = cfg.Tokenizer != nil // tokencount.go
 	}
 	hasOffsets := slices.ContainsFunc(r.reqs, func(q workload.Request) bool { return q.ArrivalOffsetS != nil })
-	if hasOffsets && cfg.Load.Mode == ModeConcurrency {
+	if hasOffsets && cfg.Load.Mode == result.ModeConcurrency {
 		r.warn.add("closed-loop run: the workload's arrival offsets are ignored")
 	}
-	return nil
+	return r.promptForms(ctx)
 }
 
 // detect asks the server for its engine and model. An interrupt, the
@@ -175,17 +196,20 @@ func (r *runner) detect(ctx context.Context) error {
 	case ctx.Err() != nil:
 		return &InterruptedError{"interrupted during engine detection: no request was sent"}
 	case dctx.Err() != nil:
-		return fmt.Errorf("engine detection at %s timed out after %v: is it a serving engine? (give --engine and --model to skip detection)", redact.URL(r.client.base), wait)
+		return fmt.Errorf("engine detection at %s timed out after %v: is it a serving engine? (give --engine and --model to skip detection)", redact.URL(r.client.BaseURL()), wait)
 	case err != nil:
 		return err
 	}
 	r.info, r.model = info, r.cfg.Model
 	if r.model == "" {
-		r.model = info.Model
+		if r.model, err = info.ModelChoice(r.client.BaseURL(), "--model"); err != nil {
+			return err
+		}
 	}
 	if r.model == "" {
-		return fmt.Errorf("no model given (--model) and %s", info.modelsErr)
+		return fmt.Errorf("no model given (--model) and %s", info.ModelsErr)
 	}
+	r.client.ModelInfo(dctx, &r.info, r.model)
 	return nil
 }
 
@@ -197,12 +221,12 @@ func (e *InterruptedError) Error() string { return e.Msg }
 
 // manifest assembles the manifest once: what the run offers and
 // detected, then the user's fields, which win.
-func (r *runner) manifest() Manifest {
+func (r *runner) manifest() result.Manifest {
 	cfg, info := r.cfg, r.info
-	m := Manifest{
+	m := result.Manifest{
 		Engine: info.Engine, EngineVersion: info.Version, EngineDetectedFrom: info.DetectedBy, Model: r.model,
 		ServecmpVersion: cfg.Manifest.ServecmpVersion, ServecmpCommit: cfg.Manifest.ServecmpCommit,
-		ClientHost: cfg.Manifest.ClientHost, URL: cmp.Or(cfg.URL, r.client.base),
+		ClientHost: cfg.Manifest.ClientHost, URL: cmp.Or(cfg.URL, r.client.BaseURL()),
 		LoadPolicy: cfg.loadPolicyText(), Seed: cfg.Load.Seed, Endpoint: endpointKind(cfg.Workload),
 	}
 	if info.Root != "" && info.Root != r.model {
@@ -224,30 +248,30 @@ func (r *runner) manifest() Manifest {
 // and ids suffixed "-warmup", closed-loop and never recorded. They are not
 // the measured requests: replaying those would put their prompts in the
 // prefix cache before they are measured.
-func (r *runner) warmup(ctx context.Context) (Phase, error) {
+func (r *runner) warmup(ctx context.Context) (result.Phase, error) {
 	load := r.cfg.Load
 	n := load.Warmup
 	if n == 0 {
-		return Phase{}, nil
+		return result.Phase{}, nil
 	}
-	wp := make([]prepared, n)
+	wp := make([]client.Prepared, n)
 	same := 0
 	for i := range wp {
 		q := warmupRequest(&r.reqs[i%len(r.reqs)])
 		if samePrompt(&q, &r.reqs[i%len(r.reqs)]) {
 			same++
 		}
-		p, err := buildBody(&q, r.model, r.info.Engine, r.warn.add)
+		p, err := client.Prepare(&q, r.model, r.info.Engine, r.warn.add)
 		if err != nil {
-			return Phase{}, fmt.Errorf("workload %s: warmup: %w", r.cfg.Workload.Path, err)
+			return result.Phase{}, fmt.Errorf("workload %s: warmup: %w", r.cfg.Workload.Path, err)
 		}
 		wp[i] = p
 	}
 	if same > 0 {
 		r.warn.add(fmt.Sprintf("warmup: %d of %d warmup prompts read the same reversed (palindromes or one token/word) and repeat a measured prompt", same, n))
 	}
-	wl := LoadPolicy{Mode: ModeConcurrency, Concurrency: load.Concurrency, Drain: DrainWait, DrainTimeoutS: load.DrainTimeoutS}
-	if load.Mode != ModeConcurrency {
+	wl := result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: load.Concurrency, Drain: result.DrainWait, DrainTimeoutS: load.DrainTimeoutS}
+	if load.Mode != result.ModeConcurrency {
 		wl.Concurrency = load.MaxConcurrency
 		if wl.Concurrency == 0 {
 			wl.Concurrency = n
@@ -257,7 +281,7 @@ func (r *runner) warmup(ctx context.Context) (Phase, error) {
 	out := runStep(ctx, r.client, wp, nil, wl, -1, nil, r.cfg.Progress)
 	end, failed := 0.0, 0
 	for i := range out.recs {
-		end = math.Max(end, endS(&out.recs[i]))
+		end = math.Max(end, out.recs[i].EndS())
 		if !out.recs[i].OK {
 			failed++
 		}
@@ -268,18 +292,18 @@ func (r *runner) warmup(ctx context.Context) (Phase, error) {
 	if out.interrupted {
 		r.res.Incomplete = true
 	}
-	return phase(out.recs, 0, end), nil
+	return result.PhaseOf(out.recs, 0, end), nil
 }
 
 // sweep runs every measured step (one when there is no sweep) and fills
 // the result's load, summary and phases from the last one.
-func (r *runner) sweep(ctx context.Context, warm Phase) error {
+func (r *runner) sweep(ctx context.Context, warm result.Phase) error {
 	cfg := r.cfg
 	values := cfg.SweepValues
 	if cfg.SweepKind == "" {
 		values = []float64{0}
 	}
-	var steps []SweepStep
+	var steps []result.SweepStep
 	for si, v := range values {
 		if r.res.Incomplete || ctx.Err() != nil {
 			r.res.Incomplete = true
@@ -298,7 +322,7 @@ func (r *runner) sweep(ctx context.Context, warm Phase) error {
 	if len(steps) == 0 {
 		res.Load = cfg.Load
 		res.Load.Requests = len(r.reqs)
-		res.Summary = Summarize(nil, len(r.reqs), false)
+		res.Summary = result.NewSummary(nil, len(r.reqs), false)
 	} else {
 		last := steps[len(steps)-1]
 		res.Load, res.Summary, res.Phases = last.Load, last.Summary, last.Phases
@@ -313,13 +337,13 @@ func (r *runner) sweep(ctx context.Context, warm Phase) error {
 }
 
 // sweepStep runs the measured step si with sweep value v.
-func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, error) {
+func (r *runner) sweepStep(ctx context.Context, si int, v float64) (result.SweepStep, error) {
 	cfg := r.cfg
 	sl := *cfg.stepLoad(v)
 	var stepWarn warnings
 	if cfg.SweepKind != "" {
 		c := sl.Concurrency
-		if cfg.SweepKind == ModeRate {
+		if cfg.SweepKind == result.ModeRate {
 			c = sl.MaxConcurrency
 		}
 		if c > 0 && len(r.reqs) < 4*c {
@@ -331,29 +355,41 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 			stepWarn.add("reset prefix cache: " + err.Error())
 		}
 	}
+	if cfg.Shard != nil {
+		if err := r.waitStart(ctx); err != nil {
+			return result.SweepStep{}, err
+		}
+	}
 	var offsets []float64
-	if sl.Mode != ModeConcurrency {
+	if sl.Mode != result.ModeConcurrency {
 		var err error
 		if offsets, err = arrivalOffsets(r.reqs, sl); err != nil {
-			return SweepStep{}, err
+			return result.SweepStep{}, err
 		}
 	}
 	cfg.Progress.begin(si, max(len(cfg.SweepValues), 1), len(r.reqs), loadText(&sl))
 	// A counter baseline at the measured phase's start, so that warmup
-	// work is not counted in the window's increase.
-	r.metrics.baseline()
+	// work is not counted in the window's increase; the GPUs are sampled
+	// at both edges of the step.
+	r.edges()
 	out := runStep(ctx, r.client, r.prep, offsets, sl, si, r.record, cfg.Progress, cfg.hooks(si))
+	r.gpu.edge()
 	r.starts = append(r.starts, out.start)
+	if cfg.Shard != nil {
+		r.startShard(out.start)
+	}
 	if out.interrupted {
 		r.res.Incomplete = true
 	}
 	sl.Requests = len(r.reqs)
-	sum := Summarize(out.recs, out.notSent, !out.interrupted && !out.drainCut)
-	sum.TokenCheck = tokenCheck(cfg.Tokenizer, out.recs)
-	sum.SLOResult = stepSLO(out.recs, sum.DurationS, cfg.SLO)
-	steady, drain := phases(out.recs, out.sendEndS)
-	st := SweepStep{Value: v, Load: sl, Summary: sum, Phases: Phases{Steady: steady, Drain: drain}, Incomplete: out.interrupted}
-	st.StartedAt, st.EndedAt = wallAt(out.start, 0, 1000*drain.EndS)
+	sum := result.NewSummary(out.recs, out.notSent, !out.interrupted && !out.drainCut)
+	sum.TokenCheck = tokenCheck(cfg.Tokenizer, out.recs, out.caps)
+	sum.SLOResult = result.StepSLO(out.recs, sum.DurationS, cfg.SLO)
+	sum.Energy = r.gpu.energy(out.start, &sum)
+	r.setImpliedReuse(&stepWarn, &sum, &out) // tracecache.go
+	steady, drain := result.SplitPhases(out.recs, out.sendEndS)
+	st := result.SweepStep{Value: v, Load: sl, Summary: sum, Phases: result.Phases{Steady: steady, Drain: drain}, Incomplete: out.interrupted}
+	st.StartedAt, st.EndedAt = result.WallAt(out.start, 0, 1000*drain.EndS)
 	stepWarnings(&stepWarn, &sl, &sum, &out)
 	tokenWarnings(&stepWarn, sum.TokenCheck)
 	st.Warnings = stepWarn.all()
@@ -367,9 +403,9 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (SweepStep, e
 }
 
 // record hands a measured record to the caller, one at a time.
-func (r *runner) record(rec *Record) {
-	rec.RunID, rec.WorkloadSHA256 = r.res.RunID, r.res.Workload.SHA256 // ties it to the result
-	clientCounts(r.cfg.Tokenizer, rec)
+func (r *runner) record(rec *result.Record, c *capture) {
+	rec.RunID, rec.WorkloadSHA256, rec.Shard = r.res.RunID, r.res.Workload.SHA256, r.shard // ties it to the result
+	clientCounts(r.cfg.Tokenizer, rec, c)
 	if r.cfg.OnRecord == nil {
 		return
 	}
@@ -386,12 +422,12 @@ func (r *runner) record(rec *Record) {
 }
 
 // stepWarnings adds the warnings one measured step's figures call for.
-func stepWarnings(w *warnings, sl *LoadPolicy, sum *Summary, out *stepOut) {
+func stepWarnings(w *warnings, sl *result.LoadPolicy, sum *result.Summary, out *stepOut) {
 	if sum.UsageMissing > 0 {
 		w.add(fmt.Sprintf("%d of %d successful requests had no usage from the server: their output tokens were counted from the chunks (token_ids length, else one per content chunk)", sum.UsageMissing, sum.RequestsOK))
 	}
-	if n := sum.FailedByClass[ClassImplausible]; n > 0 {
-		w.add(fmt.Sprintf("%d requests were dropped because their server reported implausible token counts (usage outside [0, 2^31), or more than %d×max_tokens+%d output tokens): they count as failed (%s) and none of their figures are used", n, TokenFactor, TokenSlack, ClassImplausible))
+	if n := sum.FailedByClass[result.ClassImplausible]; n > 0 {
+		w.add(fmt.Sprintf("%d requests were dropped because their server reported implausible token counts (usage outside [0, 2^31), or more than %d×max_tokens+%d output tokens): they count as failed (%s) and none of their figures are used", n, result.TokenFactor, result.TokenSlack, result.ClassImplausible))
 	}
 	if sum.InputTokensUnknown > 0 {
 		w.add(fmt.Sprintf("%d successful requests had neither usage nor token-id prompts: their input tokens are unknown and count 0 in input_tokens and input_throughput", sum.InputTokensUnknown))
@@ -399,7 +435,7 @@ func stepWarnings(w *warnings, sl *LoadPolicy, sum *Summary, out *stepOut) {
 	if sum.LengthMismatches > 0 {
 		w.add(fmt.Sprintf("%d fixed-length requests produced a different number of tokens than requested (records: length_mismatch)", sum.LengthMismatches))
 	}
-	if sl.Mode != ModeConcurrency && sum.SendLag.Count > 0 && sum.SendLag.P99 > LagWarnMs {
+	if sl.Mode != result.ModeConcurrency && sum.SendLag.Count > 0 && sum.SendLag.P99 > LagWarnMs {
 		msg := fmt.Sprintf("sends fell behind the schedule: send lag p50 %.1f ms, p99 %.1f ms, max %.1f ms", sum.SendLag.P50, sum.SendLag.P99, sum.SendLag.Max)
 		if sum.CapDelayed > 0 {
 			msg += fmt.Sprintf("; %d requests waited for a --max-concurrency slot", sum.CapDelayed)
@@ -417,10 +453,10 @@ func stepWarnings(w *warnings, sl *LoadPolicy, sum *Summary, out *stepOut) {
 
 // saturation builds the sweep's outcome: where output throughput stopped
 // improving.
-func (r *runner) saturation(values []float64, steps []SweepStep) *Sweep {
-	sw := &Sweep{Kind: r.cfg.SweepKind, Values: values, Threshold: r.cfg.SaturationThreshold, Steps: steps}
+func (r *runner) saturation(values []float64, steps []result.SweepStep) *result.Sweep {
+	sw := &result.Sweep{Kind: r.cfg.SweepKind, Values: values, Threshold: r.cfg.SaturationThreshold, Steps: steps}
 	if sw.Steps == nil {
-		sw.Steps = []SweepStep{}
+		sw.Steps = []result.SweepStep{}
 	}
 	// An interrupted step offered less than its load: it is shown,
 	// marked, and left out of the saturation point.
@@ -456,18 +492,26 @@ func (r *runner) finish() {
 		// credentials never reach the result (scraper and step warnings
 		// may quote a transport error that names the URL).
 		for i, w := range res.Warnings {
-			res.Warnings[i] = redact.Text(w, r.cfg.APIKey, r.client.apiKey)
+			res.Warnings[i] = r.client.Redact(w, r.cfg.APIKey)
 		}
 	}()
-	if len(r.starts) == 0 || r.metrics == nil {
+	if len(r.starts) == 0 {
 		return
 	}
 	from := r.starts[0]
 	to := r.starts[len(r.starts)-1].Add(durSeconds(res.Phases.Drain.EndS))
+	r.finishGPU(from, to)
+	if r.metrics == nil {
+		return
+	}
 	sm := r.metrics.result(from, to)
 	res.ServerMetrics = sm
 	res.Warnings = append(res.Warnings, sm.Warnings...)
-	if hr := sm.PrefixCacheHitRate; hr != nil && *hr > 0 && !res.Load.ResetPrefixCache {
+	if msg, replay := metricsReuseWarning(res); replay { // tracecache.go
+		if msg != "" {
+			res.Warnings = append(res.Warnings, msg)
+		}
+	} else if hr := sm.PrefixCacheHitRate; hr != nil && *hr > 0 && !res.Load.ResetPrefixCache {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the server's prefix cache served %.1f%% of the prompt tokens in the measured window and was not reset (--reset-prefix-cache): part of that may be warm from earlier runs, which makes runs incomparable", 100**hr))
 	}
 }
@@ -552,9 +596,9 @@ func Saturation(throughput []float64, threshold float64) int {
 
 // arrivalOffsets is the open-loop schedule: a request's own
 // ArrivalOffsetS when it has one, else the generated arrival process.
-func arrivalOffsets(reqs []workload.Request, l LoadPolicy) ([]float64, error) {
+func arrivalOffsets(reqs []workload.Request, l result.LoadPolicy) ([]float64, error) {
 	var off []float64
-	if l.Mode == ModeTrace {
+	if l.Mode == result.ModeTrace {
 		off = make([]float64, len(reqs))
 	} else {
 		var err error
@@ -568,7 +612,7 @@ func arrivalOffsets(reqs []workload.Request, l LoadPolicy) ([]float64, error) {
 				return nil, fmt.Errorf("request %q: negative arrival offset", reqs[i].ID)
 			}
 			off[i] = *o
-		} else if l.Mode == ModeTrace && reqs[i].Turn == 0 { // later turns follow their answers (sessions.go)
+		} else if l.Mode == result.ModeTrace && reqs[i].Turn == 0 { // later turns follow their answers (sessions.go)
 			return nil, fmt.Errorf("request %q has no arrival_offset_s (trace mode needs one on every request)", reqs[i].ID)
 		}
 	}

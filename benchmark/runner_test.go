@@ -9,19 +9,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 )
 
-func runCfg(t *testing.T, f *fake, load LoadPolicy, n, out int) (*Result, []Record) {
+func runCfg(t *testing.T, f *fakeengine.Server, load result.LoadPolicy, n, out int) (*result.Result, []result.Record) {
 	t.Helper()
-	s := f.server(t)
-	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 16})
+	s := f.Start(t)
+	c := client.New(client.Options{BaseURL: s.URL, Conns: 16})
 	t.Cleanup(c.Close)
 	var mu sync.Mutex
-	var recs []Record
+	var recs []result.Record
 	res, err := Run(context.Background(), Config{
-		Client: c, Engine: "vllm", Model: "m", Workload: testWorkload(n, out, true), Load: load,
-		OnRecord: func(r *Record) error { mu.Lock(); recs = append(recs, *r); mu.Unlock(); return nil },
+		Client: c, Engine: "vllm", Model: "m", Workload: fakeengine.Workload(n, out, true), Load: load,
+		OnRecord: func(r *result.Record) error { mu.Lock(); recs = append(recs, *r); mu.Unlock(); return nil },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -30,8 +33,8 @@ func runCfg(t *testing.T, f *fake, load LoadPolicy, n, out int) (*Result, []Reco
 }
 
 func TestRunClosedLoop(t *testing.T) {
-	f := &fake{delay: time.Millisecond}
-	res, recs := runCfg(t, f, LoadPolicy{Mode: ModeConcurrency, Concurrency: 4, Warmup: 3, ResetPrefixCache: true}, 20, 5)
+	f := &fakeengine.Server{Delay: time.Millisecond}
+	res, recs := runCfg(t, f, result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 4, Warmup: 3, ResetPrefixCache: true}, 20, 5)
 	s := res.Summary
 	if s.RequestsOK != 20 || s.OutputTokens != 100 || s.InputTokens != 100 || len(recs) != 20 {
 		t.Fatalf("summary %+v, %d records", s, len(recs))
@@ -40,13 +43,13 @@ func TestRunClosedLoop(t *testing.T) {
 		t.Fatalf("concurrency %+v completion %v", s.Concurrency, s.CompletionTimeS)
 	}
 	warm := 0
-	for _, id := range f.seen {
+	for _, id := range f.Seen() {
 		if strings.HasSuffix(id, "-warmup") {
 			warm++
 		}
 	}
-	if warm != 3 || len(f.seen) != 23 {
-		t.Fatalf("server saw %d requests, %d warmup", len(f.seen), warm)
+	if warm != 3 || len(f.Seen()) != 23 {
+		t.Fatalf("server saw %d requests, %d warmup", len(f.Seen()), warm)
 	}
 	for _, r := range recs {
 		if strings.HasSuffix(r.ID, "-warmup") {
@@ -64,8 +67,8 @@ func TestRunClosedLoop(t *testing.T) {
 func TestRunOpenLoopCap(t *testing.T) {
 	// 20 req/s constant, but each request takes ≥ 100 ms and only one may
 	// be in flight: most requests wait for the cap, and the lag shows it.
-	f := &fake{delay: 50 * time.Millisecond}
-	res, recs := runCfg(t, f, LoadPolicy{Mode: ModeRate, Rate: 20, Arrival: ArrivalConstant, MaxConcurrency: 1}, 5, 2)
+	f := &fakeengine.Server{Delay: 50 * time.Millisecond}
+	res, recs := runCfg(t, f, result.LoadPolicy{Mode: result.ModeRate, Rate: 20, Arrival: result.ArrivalConstant, MaxConcurrency: 1}, 5, 2)
 	s := res.Summary
 	if s.RequestsOK != 5 || s.CapDelayed < 3 || s.SendLag.Max < 150 || s.Concurrency.Max != 1 {
 		t.Fatalf("ok %d cap %d lag %+v conc %+v", s.RequestsOK, s.CapDelayed, s.SendLag, s.Concurrency)
@@ -78,8 +81,8 @@ func TestRunOpenLoopCap(t *testing.T) {
 }
 
 func TestRunDurationAndCancelDrain(t *testing.T) {
-	f := &fake{delay: 20 * time.Millisecond}
-	res, _ := runCfg(t, f, LoadPolicy{Mode: ModeRate, Rate: 50, Arrival: ArrivalConstant, DurationS: 0.1, Drain: DrainCancel}, 50, 20)
+	f := &fakeengine.Server{Delay: 20 * time.Millisecond}
+	res, _ := runCfg(t, f, result.LoadPolicy{Mode: result.ModeRate, Rate: 50, Arrival: result.ArrivalConstant, DurationS: 0.1, Drain: result.DrainCancel}, 50, 20)
 	s := res.Summary
 	if s.RequestsNotSent < 40 || s.RequestsCancelled == 0 || s.CompletionTimeS != nil {
 		t.Fatalf("not sent %d cancelled %d completion %v", s.RequestsNotSent, s.RequestsCancelled, s.CompletionTimeS)
@@ -93,8 +96,8 @@ func TestRunDurationSteadyWindow(t *testing.T) {
 	// Closed loop, two slots, requests of ≥ 200 ms, --duration 0.3 s:
 	// the last sends happen near 0.2 s, but the two slots stayed busy
 	// until the deadline, which is where the steady state ends.
-	f := &fake{delay: 20 * time.Millisecond}
-	res, _ := runCfg(t, f, LoadPolicy{Mode: ModeConcurrency, Concurrency: 2, DurationS: 0.3, Drain: DrainWait}, 20, 10)
+	f := &fakeengine.Server{Delay: 20 * time.Millisecond}
+	res, _ := runCfg(t, f, result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2, DurationS: 0.3, Drain: result.DrainWait}, 20, 10)
 	st := res.Phases.Steady
 	if st.EndS < 0.3 || res.Phases.Drain.StartS != st.EndS || res.Summary.RequestsNotSent == 0 {
 		t.Fatalf("steady %+v drain %+v not sent %d", st, res.Phases.Drain, res.Summary.RequestsNotSent)
@@ -105,22 +108,22 @@ func TestRunDurationSteadyWindow(t *testing.T) {
 }
 
 func TestRunDrainTimeout(t *testing.T) {
-	f := &fake{delay: 30 * time.Millisecond}
-	res, _ := runCfg(t, f, LoadPolicy{Mode: ModeConcurrency, Concurrency: 2, Drain: DrainWait, DrainTimeoutS: 0.05}, 2, 50)
+	f := &fakeengine.Server{Delay: 30 * time.Millisecond}
+	res, _ := runCfg(t, f, result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2, Drain: result.DrainWait, DrainTimeoutS: 0.05}, 2, 50)
 	if res.Summary.RequestsCancelled != 2 {
 		t.Fatalf("%+v", res.Summary)
 	}
 }
 
 func TestRunInterrupt(t *testing.T) {
-	f := &fake{delay: 10 * time.Millisecond}
-	s := f.server(t)
-	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 4})
+	f := &fakeengine.Server{Delay: 10 * time.Millisecond}
+	s := f.Start(t)
+	c := client.New(client.Options{BaseURL: s.URL, Conns: 4})
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
-	res, err := Run(ctx, Config{Client: c, Engine: "vllm", Model: "m", Workload: testWorkload(100, 5, false),
-		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 2}})
+	res, err := Run(ctx, Config{Client: c, Engine: "vllm", Model: "m", Workload: fakeengine.Workload(100, 5, false),
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,14 +133,14 @@ func TestRunInterrupt(t *testing.T) {
 }
 
 func TestRunSweep(t *testing.T) {
-	f := &fake{delay: 2 * time.Millisecond}
-	s := f.server(t)
-	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 8})
+	f := &fakeengine.Server{Delay: 2 * time.Millisecond}
+	s := f.Start(t)
+	c := client.New(client.Options{BaseURL: s.URL, Conns: 8})
 	defer c.Close()
 	var steps []int
-	res, err := Run(context.Background(), Config{Client: c, Engine: "vllm", Model: "m", Workload: testWorkload(8, 3, false),
-		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 1}, SweepKind: ModeConcurrency, SweepValues: []float64{1, 4},
-		SaturationThreshold: 0.05, OnRecord: func(r *Record) error { steps = append(steps, r.Step); return nil }})
+	res, err := Run(context.Background(), Config{Client: c, Engine: "vllm", Model: "m", Workload: fakeengine.Workload(8, 3, false),
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 1}, SweepKind: result.ModeConcurrency, SweepValues: []float64{1, 4},
+		SaturationThreshold: 0.05, OnRecord: func(r *result.Record) error { steps = append(steps, r.Step); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,12 +165,12 @@ func TestRunSweep(t *testing.T) {
 }
 
 func TestLoadValidate(t *testing.T) {
-	for _, l := range []LoadPolicy{
-		{Mode: ModeConcurrency},
-		{Mode: ModeRate},
-		{Mode: ModeRate, Rate: 1, Arrival: "burst"},
-		{Mode: ModeRate, Rate: 1, Arrival: ArrivalGamma},
-		{Mode: ModeConcurrency, Concurrency: 1, Drain: "never"},
+	for _, l := range []result.LoadPolicy{
+		{Mode: result.ModeConcurrency},
+		{Mode: result.ModeRate},
+		{Mode: result.ModeRate, Rate: 1, Arrival: "burst"},
+		{Mode: result.ModeRate, Rate: 1, Arrival: result.ArrivalGamma},
+		{Mode: result.ModeConcurrency, Concurrency: 1, Drain: "never"},
 		{Mode: "x"},
 	} {
 		if err := l.Validate(); err == nil {
@@ -180,9 +183,9 @@ func TestWarmupIsNotTheMeasuredRequests(t *testing.T) {
 	// Warmup must not send the measured prompts (that would warm the
 	// prefix cache for exactly the requests being measured), but it keeps
 	// their lengths and output settings.
-	f := &fake{}
-	s := f.server(t)
-	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 4})
+	f := &fakeengine.Server{}
+	s := f.Start(t)
+	c := client.New(client.Options{BaseURL: s.URL, Conns: 4})
 	defer c.Close()
 	w := &workload.Workload{Path: "w.jsonl", SHA256: "abc", Requests: []workload.Request{
 		{ID: "t", PromptTokens: []int{1, 2, 3, 4}, MaxTokens: 3, InputLen: 4},
@@ -190,7 +193,7 @@ func TestWarmupIsNotTheMeasuredRequests(t *testing.T) {
 		{ID: "c", Messages: []workload.Message{{Role: "user", Content: "one two three"}}, MaxTokens: 3},
 	}}
 	_, err := Run(context.Background(), Config{Client: c, Engine: "vllm", Model: "m", Workload: w,
-		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 1, Warmup: 3}})
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 1, Warmup: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,11 +205,11 @@ func TestWarmupIsNotTheMeasuredRequests(t *testing.T) {
 	}
 	measured := map[string]bool{}
 	var warm []string
-	for i, id := range f.seen {
+	for i, id := range f.Seen() {
 		if strings.HasSuffix(id, "-warmup") {
-			warm = append(warm, prompt(f.bodies[i]))
+			warm = append(warm, prompt(f.Bodies()[i]))
 		} else {
-			measured[prompt(f.bodies[i])] = true
+			measured[prompt(f.Bodies()[i])] = true
 		}
 	}
 	if len(warm) != 3 || len(measured) != 3 {

@@ -6,13 +6,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/stat/distuv"
-)
 
-// Arrival processes for open-loop runs.
-const (
-	ArrivalConstant = "constant"
-	ArrivalPoisson  = "poisson"
-	ArrivalGamma    = "gamma"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // Schedule returns n send offsets in seconds from t=0 for an open-loop run
@@ -36,12 +31,12 @@ func Schedule(n int, rate float64, arrival string, burstiness float64, seed int6
 	src := rand.NewPCG(uint64(seed), 0x5e_c0_de)
 	var gap func() float64
 	switch arrival {
-	case ArrivalConstant:
+	case result.ArrivalConstant:
 		gap = func() float64 { return 1 / rate }
-	case ArrivalPoisson:
+	case result.ArrivalPoisson:
 		d := distuv.Exponential{Rate: rate, Src: src}
 		gap = d.Rand
-	case ArrivalGamma:
+	case result.ArrivalGamma:
 		if !(burstiness > 0) || math.IsInf(burstiness, 0) {
 			return nil, fmt.Errorf("burstiness (gamma shape) must be positive, got %v", burstiness)
 		}
@@ -53,7 +48,7 @@ func Schedule(n int, rate float64, arrival string, burstiness float64, seed int6
 	if math.IsInf(rate, 1) {
 		return out, nil // all at once
 	}
-	if arrival == ArrivalConstant {
+	if arrival == result.ArrivalConstant {
 		for i := range out {
 			out[i] = float64(i) / rate
 		}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 func gaps(off []float64) []float64 {
@@ -17,7 +19,7 @@ func gaps(off []float64) []float64 {
 }
 
 func TestScheduleConstant(t *testing.T) {
-	off, err := Schedule(5, 4, ArrivalConstant, 0, 1)
+	off, err := Schedule(5, 4, result.ArrivalConstant, 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,10 +35,10 @@ func TestScheduleStatistics(t *testing.T) {
 		shape   float64
 		cv      float64
 	}{
-		{ArrivalPoisson, 0, 1},
-		{ArrivalGamma, 1, 1},
-		{ArrivalGamma, 0.25, 2},
-		{ArrivalGamma, 4, 0.5},
+		{result.ArrivalPoisson, 0, 1},
+		{result.ArrivalGamma, 1, 1},
+		{result.ArrivalGamma, 0.25, 2},
+		{result.ArrivalGamma, 4, 0.5},
 	} {
 		off, err := Schedule(n, rate, tc.arrival, tc.shape, 42)
 		if err != nil {
@@ -57,9 +59,9 @@ func TestScheduleStatistics(t *testing.T) {
 }
 
 func TestScheduleSeed(t *testing.T) {
-	a, _ := Schedule(100, 5, ArrivalPoisson, 0, 7)
-	b, _ := Schedule(100, 5, ArrivalPoisson, 0, 7)
-	c, _ := Schedule(100, 5, ArrivalPoisson, 0, 8)
+	a, _ := Schedule(100, 5, result.ArrivalPoisson, 0, 7)
+	b, _ := Schedule(100, 5, result.ArrivalPoisson, 0, 7)
+	c, _ := Schedule(100, 5, result.ArrivalPoisson, 0, 8)
 	if !slices.Equal(a, b) || slices.Equal(a, c) {
 		t.Fatal("seed does not fix the schedule")
 	}
@@ -67,9 +69,17 @@ func TestScheduleSeed(t *testing.T) {
 		rate  float64
 		arr   string
 		shape float64
-	}{{0, ArrivalPoisson, 0}, {math.Inf(-1), ArrivalPoisson, 0}, {math.NaN(), ArrivalPoisson, 0}, {1, "uniform", 0}, {1, ArrivalGamma, 0}} {
+	}{{0, result.ArrivalPoisson, 0}, {math.Inf(-1), result.ArrivalPoisson, 0}, {math.NaN(), result.ArrivalPoisson, 0}, {1, "uniform", 0}, {1, result.ArrivalGamma, 0}} {
 		if _, err := Schedule(3, bad.rate, bad.arr, bad.shape, 1); err == nil {
 			t.Errorf("accepted %+v", bad)
 		}
+	}
+}
+
+// TestScheduleRateInf: rate inf sends every request at 0.
+func TestScheduleRateInf(t *testing.T) {
+	off, err := Schedule(4, math.Inf(1), result.ArrivalPoisson, 0, 1)
+	if err != nil || !slices.Equal(off, []float64{0, 0, 0, 0}) {
+		t.Errorf("Schedule(inf) = %v, %v", off, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/servermetrics"
 )
 
@@ -64,6 +65,6 @@ func (m *metricsRun) stop() {
 }
 
 // result summarises the samples over [from, to].
-func (m *metricsRun) result(from, to time.Time) *servermetrics.Result {
+func (m *metricsRun) result(from, to time.Time) *result.ServerMetrics {
 	return m.s.Result(from.Sub(m.start).Seconds(), to.Sub(m.start).Seconds())
 }

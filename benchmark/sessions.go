@@ -4,11 +4,12 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
@@ -29,52 +30,18 @@ import (
 // until its last turn ends. Requests without a session are one-turn
 // sessions. Sending is over when every turn has been sent or abandoned.
 
-// textCapture collects a streamed answer's text (completions "text" or
-// chat "delta.content"), for the next turn's history and client-side
-// token counts.
-type textCapture struct {
-	b strings.Builder
-}
-
-// add appends one content chunk's text; chunks it cannot read add nothing.
-func (t *textCapture) add(data []byte) {
-	var c struct {
-		Choices []struct {
-			Text  string `json:"text"`
-			Delta struct {
-				Content string `json:"content"`
-			} `json:"delta"`
-		} `json:"choices"`
-	}
-	if json.Unmarshal(data, &c) != nil || len(c.Choices) == 0 {
-		return
-	}
-	t.b.WriteString(c.Choices[0].Text)
-	t.b.WriteString(c.Choices[0].Delta.Content)
-}
-
-// captured stores what was sent and answered on the record (unexported
-// fields: they never reach records.jsonl).
-func captured(rec *Record, s *stream, p *prepared) {
-	if s.capture == nil {
-		return
-	}
-	rec.output = s.capture.b.String()
-	rec.sentBody = p.body
-}
-
 // hasSessions reports whether any request is a session turn.
-func hasSessions(reqs []prepared) bool {
-	return slices.ContainsFunc(reqs, func(p prepared) bool { return p.req.Session != "" })
+func hasSessions(reqs []client.Prepared) bool {
+	return slices.ContainsFunc(reqs, func(p client.Prepared) bool { return p.Req.Session != "" })
 }
 
 // sessionUnits groups request indices into sessions: a session's turns in
 // order, every other request alone; units are ordered by first index.
-func sessionUnits(reqs []prepared) [][]int {
+func sessionUnits(reqs []client.Prepared) [][]int {
 	var units [][]int
 	at := map[string]int{}
 	for i := range reqs {
-		name := reqs[i].req.Session
+		name := reqs[i].Req.Session
 		if name == "" {
 			units = append(units, []int{i})
 			continue
@@ -105,10 +72,10 @@ func withMessages(body []byte, msgs []workload.Message) []byte {
 
 // runSessions sends the step's requests as sessions: a closed loop when
 // offsets is nil, else each session starts at its first turn's offset.
-func (s *step) runSessions(offsets []float64, l LoadPolicy) {
+func (s *step) runSessions(offsets []float64, l result.LoadPolicy) {
 	s.reqs = slices.Clone(s.reqs) // bodies are rewritten per step
 	for i := range s.reqs {
-		s.reqs[i].capture = s.reqs[i].capture || s.reqs[i].req.Session != ""
+		s.reqs[i].Capture = s.reqs[i].Capture || s.reqs[i].Req.Session != ""
 	}
 	units := sessionUnits(s.reqs)
 	var left atomic.Int64
@@ -127,7 +94,7 @@ func (s *step) runSessions(offsets []float64, l LoadPolicy) {
 	}
 	var dl <-chan time.Time
 	if s.deadline > 0 {
-		t := time.NewTimer(s.deadline - s.clk.now())
+		t := time.NewTimer(s.deadline - s.clk.Now())
 		defer t.Stop()
 		dl = t.C
 	}
@@ -160,11 +127,11 @@ func (s *step) sessionWorkers(units [][]int, conc int, done func(int)) {
 // sessionStarts is each unit's start offset (seconds): its first turn's
 // own arrival_offset_s, else in rate mode the unit's place in the arrival
 // process (so --request-rate is the rate at which sessions start).
-func sessionStarts(reqs []prepared, units [][]int, offsets []float64, mode Mode) []float64 {
+func sessionStarts(reqs []client.Prepared, units [][]int, offsets []float64, mode result.Mode) []float64 {
 	starts := make([]float64, len(units))
 	for k, u := range units {
 		starts[k] = offsets[u[0]]
-		if mode == ModeRate && reqs[u[0]].req.ArrivalOffsetS == nil {
+		if mode == result.ModeRate && reqs[u[0]].Req.ArrivalOffsetS == nil {
 			starts[k] = offsets[k]
 		}
 	}
@@ -192,7 +159,7 @@ func (s *step) sessionSchedule(units [][]int, starts []float64, maxConc int, don
 			if s.deadline > 0 && at >= s.deadline {
 				return
 			}
-			if d := at - s.clk.now(); d > 0 {
+			if d := at - s.clk.Now(); d > 0 {
 				select {
 				case <-time.After(d):
 				case <-s.ctx.Done():
@@ -226,20 +193,20 @@ func (s *step) session(unit []int, first float64, capDelayed bool, done func(int
 			return
 		}
 		p := &s.reqs[i]
-		if k > 0 || p.req.Session != "" {
-			msgs := append(slices.Clone(hist), p.req.Messages...)
+		if k > 0 || p.Req.Session != "" {
+			msgs := append(slices.Clone(hist), p.Req.Messages...)
 			if k > 0 {
-				p.body = withMessages(p.body, msgs)
+				p.Body = withMessages(p.Body, msgs)
 			}
 			hist = msgs
 		}
-		sched := s.clk.now()
+		sched := s.clk.Now()
 		if k == 0 && first >= 0 {
 			sched = durSeconds(first)
 		}
 		s.sent[i] = true
 		var once sync.Once // exec may call onSend twice
 		s.exec(i, sched, capDelayed && k == 0, func() { once.Do(func() { done(1) }) })
-		hist = append(hist, workload.Message{Role: "assistant", Content: s.recs[i].output})
+		hist = append(hist, workload.Message{Role: "assistant", Content: s.caps[i].answer})
 	}
 }

@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 )
 
 // sessionWorkload has sessions s0..s{n-1} of turns turns each (answers of
@@ -31,13 +34,13 @@ func sessionWorkload(n, turns, out int) *workload.Workload {
 // TestSessionsCarryTheConversation: turn k is sent after turn k-1's
 // answer, with every earlier message and the server's actual answers.
 func TestSessionsCarryTheConversation(t *testing.T) {
-	for _, load := range []LoadPolicy{
-		{Mode: ModeConcurrency, Concurrency: 2, Warmup: 2},
-		{Mode: ModeRate, Rate: 50, Arrival: "poisson", MaxConcurrency: 2},
+	for _, load := range []result.LoadPolicy{
+		{Mode: result.ModeConcurrency, Concurrency: 2, Warmup: 2},
+		{Mode: result.ModeRate, Rate: 50, Arrival: "poisson", MaxConcurrency: 2},
 	} {
-		f := &fake{delay: time.Millisecond}
-		s := f.server(t)
-		c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 8})
+		f := &fakeengine.Server{Delay: time.Millisecond}
+		s := f.Start(t)
+		c := client.New(client.Options{BaseURL: s.URL, Conns: 8})
 		t.Cleanup(c.Close)
 		wl := sessionWorkload(4, 3, 3)
 		res, err := Run(context.Background(), Config{Client: c, Engine: "vllm", Model: "m", Workload: wl, Load: load})
@@ -48,7 +51,7 @@ func TestSessionsCarryTheConversation(t *testing.T) {
 			t.Fatalf("%s: summary %+v", load.Mode, res.Summary)
 		}
 		next := map[string]int{}
-		for i, id := range f.seen {
+		for i, id := range f.Seen() {
 			if strings.HasSuffix(id, "-warmup") || id == "single" {
 				continue
 			}
@@ -60,7 +63,7 @@ func TestSessionsCarryTheConversation(t *testing.T) {
 				t.Fatalf("%s: %s sent before turn %d", load.Mode, id, next[id[:2]])
 			}
 			next[id[:2]] = k + 1
-			msgs := f.bodies[i]["messages"].([]any)
+			msgs := f.Bodies()[i]["messages"].([]any)
 			if len(msgs) != 2+2*k {
 				t.Fatalf("%s: %s carries %d messages, want %d", load.Mode, id, len(msgs), 2+2*k)
 			}
@@ -79,9 +82,9 @@ func TestSessionsCarryTheConversation(t *testing.T) {
 
 func TestSessionUnits(t *testing.T) {
 	reqs := sessionWorkload(2, 2, 1).Requests
-	prep := make([]prepared, len(reqs))
+	prep := make([]client.Prepared, len(reqs))
 	for i := range reqs {
-		prep[i].req = &reqs[i]
+		prep[i].Req = &reqs[i]
 	}
 	got := fmt.Sprint(sessionUnits(prep))
 	if got != "[[0 1] [2 3] [4]]" {

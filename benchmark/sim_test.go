@@ -6,6 +6,9 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/servecmp/servecmp/benchmark/client"
+	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 	"github.com/servecmp/servecmp/servesim"
 )
 
@@ -15,17 +18,17 @@ func TestRunAgainstServeSim(t *testing.T) {
 	sim := servesim.New(servesim.Config{EOSProb: -1, TokensPerChunk: 4, ErrorRate: 0.1, MidStreamErrorRate: 0.1, ResetRate: 0.1, Seed: 5})
 	s := httptest.NewServer(sim)
 	defer func() { s.Close(); sim.Close() }()
-	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 8})
+	c := client.New(client.Options{BaseURL: s.URL, Conns: 8})
 	defer c.Close()
-	w := testWorkload(60, 10, true)
+	w := fakeengine.Workload(60, 10, true)
 	for i := range w.Requests {
 		w.Requests[i].PromptTokens = []int{1, 2, 3, i + 4}
 		w.Requests[i].InputLen = 4
 	}
-	var recs []Record
+	var recs []result.Record
 	res, err := Run(context.Background(), Config{Client: c, Engine: "vllm", Model: "sim-model", Workload: w,
-		Load:     LoadPolicy{Mode: ModeConcurrency, Concurrency: 8},
-		OnRecord: func(r *Record) error { recs = append(recs, *r); return nil }})
+		Load:     result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 8},
+		OnRecord: func(r *result.Record) error { recs = append(recs, *r); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +38,7 @@ func TestRunAgainstServeSim(t *testing.T) {
 	}
 	for class := range s2.FailedByClass {
 		switch class {
-		case "http_500", ClassServerError, ClassConnection:
+		case "http_500", result.ClassServerError, result.ClassConnection:
 		default:
 			t.Errorf("unexpected failure class %s", class)
 		}

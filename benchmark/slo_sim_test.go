@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 	"github.com/servecmp/servecmp/servesim"
 )
 
@@ -23,13 +25,13 @@ func TestCapacityOnServeSimSweep(t *testing.T) {
 	sim := servesim.New(servesim.Config{MaxRunning: 8, EOSProb: -1, DecodeBase: 3 * time.Millisecond, PrefillPerToken: 10 * time.Microsecond, Seed: 3})
 	s := httptest.NewServer(sim)
 	defer func() { s.Close(); sim.Close() }()
-	slo, err := ParseSLO("ttft_ms:p90<=30")
+	slo, err := result.ParseSLO("ttft_ms:p90<=30")
 	if err != nil {
 		t.Fatal(err)
 	}
 	values := []float64{4, 8, 16, 32}
-	res, err := Run(context.Background(), Config{URL: s.URL, Engine: "vllm", Model: "sim-model", Workload: testWorkload(64, 20, true),
-		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 4, Warmup: 8}, SweepKind: ModeConcurrency, SweepValues: values, SLO: slo})
+	res, err := Run(context.Background(), Config{URL: s.URL, Engine: "vllm", Model: "sim-model", Workload: fakeengine.Workload(64, 20, true),
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 4, Warmup: 8}, SweepKind: result.ModeConcurrency, SweepValues: values, SLO: slo})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,17 +59,17 @@ func TestCapacityOnServeSimSweep(t *testing.T) {
 	}
 	switch cross {
 	case -1:
-		if c.Status != CapacityNotReached {
+		if c.Status != result.CapacityNotReached {
 			t.Fatalf("capacity %+v, want not reached (every step met the SLO)", c)
 		}
 		return
 	case 0:
-		if c.Status != CapacityBelowFirst {
+		if c.Status != result.CapacityBelowFirst {
 			t.Fatalf("capacity %+v, want below the first step", c)
 		}
 		return
 	}
-	if c.Status != CapacityReached || *c.Load != values[cross-1] || *c.FailedAt != values[cross] {
+	if c.Status != result.CapacityReached || *c.Load != values[cross-1] || *c.FailedAt != values[cross] {
 		t.Fatalf("capacity %+v, want reached at %g, failed at %g", c, values[cross-1], values[cross])
 	}
 	at := sw.Steps[cross-1].Summary
@@ -78,13 +80,3 @@ func TestCapacityOnServeSimSweep(t *testing.T) {
 
 // TestStepSLOOnlyWithAnSLO: without an SLO the summary carries none (and
 // its JSON no slo fields); with one, every step does.
-func TestStepSLOOnlyWithAnSLO(t *testing.T) {
-	if stepSLO(nil, 1, nil) != nil {
-		t.Fatal("an SLO outcome without an SLO")
-	}
-	slo, _ := ParseSLO("e2e_ms<=10")
-	r := stepSLO([]Record{{OK: true, E2EMs: 10, ChunkTimesMs: []float64{1}}, {OK: true, E2EMs: 11, ChunkTimesMs: []float64{1}}}, 2, slo)
-	if r == nil || r.Met != 1 || r.GoodputRPS != 0.5 {
-		t.Fatalf("%+v", r)
-	}
-}

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/interrupt"
 )
 
@@ -16,19 +18,30 @@ import (
 // which were sent and the in-flight requests' cancellation.
 type step struct {
 	ctx        context.Context // the run's: cancelled by an interrupt
-	c          *Client
-	clk        clock
-	reqs       []prepared
-	recs       []Record
+	c          *client.Client
+	clk        client.Clock
+	reqs       []client.Prepared
+	recs       []result.Record
+	caps       []capture // what each request sent and got back, when it asks
 	sent       []bool
 	index      int
 	deadline   time.Duration // --duration; 0 = none
 	reqCtx     context.Context
 	cancelReqs context.CancelCauseFunc
 	wg         sync.WaitGroup
-	onRecord   func(*Record)
+	onRecord   func(*result.Record, *capture)
 	prog       *Progress
 	until      <-chan struct{} // closed: stop sending (Config.SendUntil)
+}
+
+// capture is what a request sent and got back beyond its record, kept
+// when the request asks (prepared.capture) and succeeded: the body sent
+// and the answer's text, for the next turn of a session and for the
+// client-side token counts (tokencount.go). Never written to records.
+type capture struct {
+	body   []byte
+	answer string
+	chat   bool // the prompt's client-side count is of chat message contents
 }
 
 // stepHooks are a measured step's hooks from Config.
@@ -50,14 +63,14 @@ func (c *Config) hooks(si int) stepHooks {
 // open-loop schedule, nil for a closed loop. index is the records' step
 // index. t=0 is the step's start, which is also the first scheduled send.
 // A measured step passes its hooks (at most one).
-func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64, l LoadPolicy, index int,
-	onRecord func(*Record), prog *Progress, hooks ...stepHooks) stepOut {
-	s := &step{ctx: ctx, c: c, clk: newClock(), reqs: reqs, recs: make([]Record, len(reqs)), sent: make([]bool, len(reqs)),
+func runStep(ctx context.Context, c *client.Client, reqs []client.Prepared, offsets []float64, l result.LoadPolicy, index int,
+	onRecord func(*result.Record, *capture), prog *Progress, hooks ...stepHooks) stepOut {
+	s := &step{ctx: ctx, c: c, clk: client.NewClock(), reqs: reqs, recs: make([]result.Record, len(reqs)), caps: make([]capture, len(reqs)), sent: make([]bool, len(reqs)),
 		index: index, deadline: durSeconds(l.DurationS), onRecord: onRecord, prog: prog}
 	for _, h := range hooks {
 		s.until = h.until
 		if h.onStart != nil {
-			h.onStart(s.clk.start)
+			h.onStart(s.clk.Start)
 		}
 	}
 	s.reqCtx, s.cancelReqs = context.WithCancelCause(context.Background())
@@ -69,7 +82,7 @@ func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64,
 	} else {
 		s.openLoop(offsets, l.MaxConcurrency)
 	}
-	out := stepOut{start: s.clk.start, sendEndS: seconds(s.clk.now())}
+	out := stepOut{start: s.clk.Start, sendEndS: seconds(s.clk.Now())}
 	durationCut := s.deadline > 0 && ctx.Err() == nil
 	out.interrupted, out.drainCut = s.drain(l)
 	if durationCut && slices.Contains(s.sent, false) {
@@ -81,6 +94,7 @@ func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64,
 	for i := range s.recs {
 		if s.sent[i] {
 			out.recs = append(out.recs, s.recs[i])
+			out.caps = append(out.caps, s.caps[i])
 		} else {
 			out.notSent++
 		}
@@ -91,7 +105,7 @@ func runStep(ctx context.Context, c *Client, reqs []prepared, offsets []float64,
 // stopped reports whether sending must stop: interrupt, deadline or
 // SendUntil.
 func (s *step) stopped() bool {
-	return s.ctx.Err() != nil || (s.deadline > 0 && s.clk.now() >= s.deadline) || s.released()
+	return s.ctx.Err() != nil || (s.deadline > 0 && s.clk.Now() >= s.deadline) || s.released()
 }
 
 // released reports whether SendUntil is closed.
@@ -110,13 +124,16 @@ func (s *step) exec(i int, sched time.Duration, capDelayed bool, onSend func()) 
 	if p := s.prog; p != nil {
 		p.Sent.Add(1)
 	}
-	rec.ID, rec.Step, rec.ScheduledS, rec.CapDelayed = s.reqs[i].req.ID, s.index, seconds(sched), capDelayed
-	sent := s.c.do(s.reqCtx, s.clk, &s.reqs[i], rec, onSend)
+	rec.ID, rec.Step, rec.ScheduledS, rec.CapDelayed = s.reqs[i].Req.ID, s.index, seconds(sched), capDelayed
+	sent, answer := s.c.Do(s.reqCtx, s.clk, &s.reqs[i], rec, onSend)
+	if s.reqs[i].Capture && rec.OK {
+		s.caps[i] = capture{body: s.reqs[i].Body, answer: answer}
+	}
 	if onSend != nil {
 		onSend() // idempotent; covers a request that failed before sending
 	}
 	rec.SentS = seconds(sent)
-	rec.SentAt, rec.DoneAt = wallAt(s.clk.start, sent, rec.DoneMs)
+	rec.SentAt, rec.DoneAt = result.WallAt(s.clk.Start, sent, rec.DoneMs)
 	if p := s.prog; p != nil {
 		p.Done.Add(1)
 		if rec.OK {
@@ -127,7 +144,7 @@ func (s *step) exec(i int, sched time.Duration, capDelayed bool, onSend func()) 
 		}
 	}
 	if s.onRecord != nil {
-		s.onRecord(rec)
+		s.onRecord(rec, &s.caps[i])
 	}
 }
 
@@ -154,13 +171,13 @@ func (s *step) closedLoop(conc int) {
 				if i == n-1 {
 					onSend = func() { once.Do(func() { close(exhausted) }) }
 				}
-				s.exec(i, s.clk.now(), false, onSend)
+				s.exec(i, s.clk.Now(), false, onSend)
 			}
 		}()
 	}
 	var dl <-chan time.Time
 	if s.deadline > 0 {
-		t := time.NewTimer(s.deadline - s.clk.now())
+		t := time.NewTimer(s.deadline - s.clk.Now())
 		defer t.Stop()
 		dl = t.C
 	}
@@ -192,7 +209,7 @@ func (s *step) openLoop(offsets []float64, maxConc int) {
 		if s.deadline > 0 && at >= s.deadline {
 			break
 		}
-		if d := at - s.clk.now(); d > 0 {
+		if d := at - s.clk.Now(); d > 0 {
 			timer.Reset(d)
 			select {
 			case <-timer.C:
@@ -240,7 +257,7 @@ func (s *step) acquire(sem chan struct{}) (capDelayed, ok bool) {
 			return capDelayed, false
 		}
 	}
-	if s.deadline > 0 && s.clk.now() >= s.deadline {
+	if s.deadline > 0 && s.clk.Now() >= s.deadline {
 		<-sem
 		return capDelayed, false
 	}
@@ -249,17 +266,17 @@ func (s *step) acquire(sem chan struct{}) (capDelayed, ok bool) {
 
 // drain waits for the requests in flight under the drain rule and reports
 // whether the run was interrupted and whether requests were cancelled.
-func (s *step) drain(l LoadPolicy) (interrupted, cut bool) {
+func (s *step) drain(l result.LoadPolicy) (interrupted, cut bool) {
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
 	defer func() { <-done }()
 	interrupted = s.ctx.Err() != nil
-	if l.Drain == DrainCancel {
+	if l.Drain == result.DrainCancel {
 		select {
 		case <-done:
 			return interrupted, false
 		default:
-			s.cancelReqs(&cancelCause{"cancelled by the drain rule"})
+			s.cancelReqs(&client.CancelCause{Msg: "cancelled by the drain rule"})
 			return interrupted, true
 		}
 	}
@@ -283,11 +300,11 @@ func (s *step) drain(l LoadPolicy) (interrupted, cut bool) {
 		case <-done:
 			return interrupted, false
 		case <-tc:
-			s.cancelReqs(&cancelCause{"cancelled: drain timeout passed"})
+			s.cancelReqs(&client.CancelCause{Msg: "cancelled: drain timeout passed"})
 			return interrupted, true
 		case <-hard:
 			// A second interrupt: stop waiting, cancel what is in flight.
-			s.cancelReqs(&cancelCause{"cancelled by a second interrupt"})
+			s.cancelReqs(&client.CancelCause{Msg: "cancelled by a second interrupt"})
 			return true, true
 		case <-ctxDone:
 			// Interrupted while draining: cap the rest of the wait.

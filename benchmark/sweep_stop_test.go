@@ -5,17 +5,20 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 )
 
 // TestInterruptedSweepStepIsMarked: the step an interrupt cuts short is
 // kept in the result, marked incomplete, and never decides saturation.
 func TestInterruptedSweepStepIsMarked(t *testing.T) {
-	s := (&fake{delay: 2 * time.Millisecond}).server(t)
+	s := (&fakeengine.Server{Delay: 2 * time.Millisecond}).Start(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cfg := Config{URL: s.URL, Engine: "vllm", Model: "m", Workload: testWorkload(40, 4, true),
-		Load: LoadPolicy{Mode: ModeConcurrency, Concurrency: 1, Drain: DrainCancel}, SweepKind: ModeConcurrency, SweepValues: []float64{1, 2, 4}}
-	cfg.OnRecord = func(r *Record) error {
+	cfg := Config{URL: s.URL, Engine: "vllm", Model: "m", Workload: fakeengine.Workload(40, 4, true),
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 1, Drain: result.DrainCancel}, SweepKind: result.ModeConcurrency, SweepValues: []float64{1, 2, 4}}
+	cfg.OnRecord = func(r *result.Record) error {
 		if r.Step == 1 {
 			cancel() // the second step is interrupted after its first request
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/tokenizer"
 )
@@ -15,53 +16,24 @@ import (
 // warns.
 const TokenDisagreePct = 1.0
 
-// TokenCheck compares the server's usage counts with the client's counts
-// under the benchmark's tokenizer (Config.Tokenizer), over successful
-// requests whose server reported usage.
-//
-// The prompt comparison covers completions-endpoint requests (text and
-// token-id prompts) only: for chat the server counts its chat template's
-// tokens too, so chat prompts are counted (ClientChatPromptTokens) but not
-// compared. Servers add a BOS to prompts and count a final EOS in the
-// completion, so up to one extra server token per request is allowed
-// before the difference counts: DiffPct is (server − client − allowance)
-// / client × 100, where allowance is the part of server − client in
-// [0, requests].
-type TokenCheck struct {
-	Tokenizer     string `json:"tokenizer"`
-	TokenizerHash string `json:"tokenizer_hash"`
-	Requests      int    `json:"requests"`
-
-	PromptRequests     int     `json:"prompt_requests"`
-	ServerPromptTokens int64   `json:"server_prompt_tokens"`
-	ClientPromptTokens int64   `json:"client_prompt_tokens"`
-	PromptDiffPct      float64 `json:"prompt_diff_pct"`
-
-	ServerCompletionTokens int64   `json:"server_completion_tokens"`
-	ClientCompletionTokens int64   `json:"client_completion_tokens"`
-	CompletionDiffPct      float64 `json:"completion_diff_pct"`
-
-	ClientChatPromptTokens int64 `json:"client_chat_prompt_tokens"`
-}
-
 // clientCounts fills rec's client-side counts from the body it sent and
-// the answer text it received.
-func clientCounts(tok *tokenizer.Tokenizer, rec *Record) {
-	if tok == nil || !rec.OK || rec.sentBody == nil {
+// the answer text it received (c), and marks c when the prompt is chat.
+func clientCounts(tok *tokenizer.Tokenizer, rec *result.Record, c *capture) {
+	if tok == nil || !rec.OK || c.body == nil {
 		return
 	}
 	var b struct {
 		Prompt   json.RawMessage    `json:"prompt"`
 		Messages []workload.Message `json:"messages"`
 	}
-	if json.Unmarshal(rec.sentBody, &b) != nil {
+	if json.Unmarshal(c.body, &b) != nil {
 		return
 	}
 	var s string
 	var ids []int
 	switch {
 	case len(b.Messages) > 0:
-		rec.chatPrompt = true
+		c.chat = true
 		for _, m := range b.Messages {
 			rec.ClientPromptTokens += tok.Count(m.Content)
 		}
@@ -70,24 +42,24 @@ func clientCounts(tok *tokenizer.Tokenizer, rec *Record) {
 	case json.Unmarshal(b.Prompt, &ids) == nil:
 		rec.ClientPromptTokens = len(ids)
 	}
-	rec.ClientCompletionTokens = tok.Count(rec.output)
+	rec.ClientCompletionTokens = tok.Count(c.answer)
 }
 
-// tokenCheck sums a step's records.
-func tokenCheck(tok *tokenizer.Tokenizer, recs []Record) *TokenCheck {
+// tokenCheck sums a step's records, whose captures are caps.
+func tokenCheck(tok *tokenizer.Tokenizer, recs []result.Record, caps []capture) *result.TokenCheck {
 	if tok == nil {
 		return nil
 	}
-	tc := &TokenCheck{Tokenizer: filepath.Base(tok.Path()), TokenizerHash: tok.Hash()}
+	tc := &result.TokenCheck{Tokenizer: filepath.Base(tok.Path()), TokenizerHash: tok.Hash()}
 	for i := range recs {
 		r := &recs[i]
-		if !r.OK || !r.UsageReported || r.sentBody == nil {
+		if !r.OK || !r.UsageReported || caps[i].body == nil {
 			continue
 		}
 		tc.Requests++
 		tc.ServerCompletionTokens += int64(r.CompletionTokens)
 		tc.ClientCompletionTokens += int64(r.ClientCompletionTokens)
-		if r.chatPrompt {
+		if caps[i].chat {
 			tc.ClientChatPromptTokens += int64(r.ClientPromptTokens)
 			continue
 		}
@@ -115,7 +87,7 @@ func diffPct(server, client int64, n int) float64 {
 
 // tokenWarnings adds a warning per count that disagrees by more than
 // TokenDisagreePct.
-func tokenWarnings(w *warnings, tc *TokenCheck) {
+func tokenWarnings(w *warnings, tc *result.TokenCheck) {
 	if tc == nil {
 		return
 	}

@@ -7,7 +7,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/servecmp/servecmp/benchmark/client"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/testkit/fakeengine"
 	"github.com/servecmp/servecmp/tokenizer"
 )
 
@@ -44,15 +47,15 @@ func TestTokenCheck(t *testing.T) {
 		{ID: "a", Prompt: prompt, MaxTokens: 6}, {ID: "b", Prompt: prompt, MaxTokens: 6},
 		{ID: "c", Messages: []workload.Message{{Role: "user", Content: "hello there"}}, MaxTokens: 6},
 	}}
-	f := &fake{}
-	s := f.server(t)
-	c := NewClient(ClientOptions{BaseURL: s.URL, Conns: 4})
+	f := &fakeengine.Server{}
+	s := f.Start(t)
+	c := client.New(client.Options{BaseURL: s.URL, Conns: 4})
 	t.Cleanup(c.Close)
 	var mu sync.Mutex
-	var recs []Record
+	var recs []result.Record
 	res, err := Run(context.Background(), Config{Client: c, Engine: "vllm", Model: "m", Workload: w, Tokenizer: tok,
-		Load:     LoadPolicy{Mode: ModeConcurrency, Concurrency: 2},
-		OnRecord: func(r *Record) error { mu.Lock(); recs = append(recs, *r); mu.Unlock(); return nil }})
+		Load:     result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 2},
+		OnRecord: func(r *result.Record) error { mu.Lock(); recs = append(recs, *r); mu.Unlock(); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/check/checkreport"
 )
 
 // fakeEngine answers /v1/completions deterministically: output token i of a
@@ -72,16 +73,16 @@ func TestRun(t *testing.T) {
 		modeA, modeB     string
 		divA, divB       int
 		passed           bool
-		evidence         Evidence
+		evidence         checkreport.Evidence
 		firstPos         int
 		contA0, contB0   string
 		engineA, engineB string
 	}{
-		{"equal ids", "ids", "ids", -1, -1, true, TokenIDs, -1, "", "", "vllm", "vllm"},
-		{"divergent ids", "ids", "ids", -1, 4, false, TokenIDs, 4, "104", "1104", "vllm", "vllm"},
-		{"text is the only common evidence", "ids", "logprobs", -1, -1, true, Text, -1, "", "", "vllm", "openai"},
-		{"divergent text", "text", "text", -1, 2, false, Text, 12, "02 t103", "102 t1103", "trtllm", "trtllm"},
-		{"auto falls back", "logprobs", "reject-extras", -1, 5, false, Logprobs, 5, "t105 ", "t1105 ", "auto", "auto"},
+		{"equal ids", "ids", "ids", -1, -1, true, checkreport.TokenIDs, -1, "", "", "vllm", "vllm"},
+		{"divergent ids", "ids", "ids", -1, 4, false, checkreport.TokenIDs, 4, "104", "1104", "vllm", "vllm"},
+		{"text is the only common evidence", "ids", "logprobs", -1, -1, true, checkreport.Text, -1, "", "", "vllm", "openai"},
+		{"divergent text", "text", "text", -1, 2, false, checkreport.Text, 12, "02 t103", "102 t1103", "trtllm", "trtllm"},
+		{"auto falls back", "logprobs", "reject-extras", -1, 5, false, checkreport.Logprobs, 5, "t105 ", "t1105 ", "auto", "auto"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -127,7 +128,7 @@ func TestRunFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Summary.Passed || rep.Summary.Failed != 2 || rep.Requests[0].Evidence != None {
+	if rep.Summary.Passed || rep.Summary.Failed != 2 || rep.Requests[0].Evidence != checkreport.None {
 		t.Errorf("summary %+v", rep.Summary)
 	}
 	if !strings.Contains(rep.Requests[0].Problems[0], "HTTP 503") {
@@ -135,25 +136,16 @@ func TestRunFailure(t *testing.T) {
 	}
 }
 
-func TestCompareCounts(t *testing.T) {
-	a := Output{OK: true, PromptTokens: 5, CompletionTokens: 3, TokenIDs: []int{1, 2, 3}}
-	b := Output{OK: true, PromptTokens: 6, CompletionTokens: 4, TokenIDs: []int{1, 2, 3, 4}}
-	r := Compare("x", a, b)
-	if r.Match || r.InputMatch || r.OutputCountMatch || r.Divergence == nil || r.Divergence.Position != 3 || len(r.Divergence.A) != 0 || r.Divergence.B[0] != "4" {
-		t.Errorf("%+v", r)
-	}
-}
-
 func TestParseSGLang(t *testing.T) {
 	o, err := parseSGLang([]byte(`{"text":"hi","meta_info":{"prompt_tokens":3,"completion_tokens":2,"output_token_logprobs":[[-0.1,17,null],[-0.2,42,null]],"finish_reason":{"type":"length"}}}`))
-	if err != nil || o.Best() != TokenIDs || o.TokenIDs[1] != 42 || o.FinishReason != "length" || o.PromptTokens != 3 {
+	if err != nil || o.Best() != checkreport.TokenIDs || o.TokenIDs[1] != 42 || o.FinishReason != "length" || o.PromptTokens != 3 {
 		t.Errorf("%+v %v", o, err)
 	}
 }
 
 func TestParseVLLMTokenIDStrings(t *testing.T) {
 	o, err := parseOpenAI([]byte(`{"choices":[{"text":"ab","logprobs":{"tokens":["token_id:5","token_id:9"]}}]}`))
-	if err != nil || o.Best() != TokenIDs || o.TokenIDs[1] != 9 || o.CompletionTokens != 2 {
+	if err != nil || o.Best() != checkreport.TokenIDs || o.TokenIDs[1] != 9 || o.CompletionTokens != 2 {
 		t.Errorf("%+v %v", o, err)
 	}
 }

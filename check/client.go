@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,8 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/internal/redact"
 )
 
@@ -34,6 +37,10 @@ type Options struct {
 	APIKey string
 	// Progress, when set, is called after each request (1-based index).
 	Progress func(done, total int)
+	// TextWorkloadHow says, in the caller's terms, how to make a text
+	// workload, for the engines that take no token-id prompts ("" is
+	// engine.TextWorkloadHow).
+	TextWorkloadHow string
 }
 
 // Run sends every request of w to a and then to b, one at a time, and
@@ -41,50 +48,62 @@ type Options struct {
 // what it has, marked Incomplete: the request in flight at the interrupt
 // is left out (its failure is the interrupt's, not an engine's). URLs in
 // the report carry no credentials.
-func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*Report, error) {
+func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*checkreport.Report, error) {
 	if opt.Timeout <= 0 {
 		opt.Timeout = 120 * time.Second
 	}
 	if opt.Client == nil {
 		opt.Client = &http.Client{}
 	}
-	ca := &client{t: a, opt: opt, style: style(a.Engine)}
-	cb := &client{t: b, opt: opt, style: style(b.Engine)}
-	ca.resolveAuto(ctx)
-	cb.resolveAuto(ctx)
-	rep := &Report{
-		Schema:    Schema,
+	ca := &engineClient{t: a, opt: opt, style: style(a.Engine)}
+	cb := &engineClient{t: b, opt: opt, style: style(b.Engine)}
+	for _, s := range []struct {
+		side string
+		c    *engineClient
+	}{{"A", ca}, {"B", cb}} {
+		if err := s.c.prepare(ctx, s.side, w); err != nil {
+			return nil, err
+		}
+	}
+	rep := &checkreport.Report{
+		Schema:    checkreport.Schema,
 		StartedAt: time.Now().UTC(),
-		Workload:  WorkloadInfo{Path: w.Path, SHA256: w.SHA256, Count: len(w.Requests)},
+		Workload:  checkreport.WorkloadInfo{Path: w.Path, SHA256: w.SHA256, Count: len(w.Requests)},
 		Seed:      opt.Seed,
-		Quality:   Quality{Status: "not-run"},
+		Quality:   checkreport.Quality{Status: "not-run"},
 	}
 	var err error
+	firstTokens := true
 	for i := range w.Requests {
 		req := &w.Requests[i]
-		var oa, ob Output
+		var oa, ob checkreport.Output
 		if ctx.Err() == nil {
 			oa = ca.ask(ctx, req)
 			ob = cb.ask(ctx, req)
 		}
+		if err := cmp.Or(ca.refusedTokens("A", req, firstTokens, oa.Error), cb.refusedTokens("B", req, firstTokens, ob.Error)); err != nil {
+			return nil, err
+		}
+		firstTokens = firstTokens && req.Kind() != workload.KindTokens
 		if err = ctx.Err(); err != nil {
 			rep.Incomplete = true
 			rep.Notes = append(rep.Notes, fmt.Sprintf("interrupted after %d of %d requests: the report is incomplete", i, len(w.Requests)))
 			break
 		}
-		rep.Requests = append(rep.Requests, Compare(req.ID, oa, ob))
+		rep.Requests = append(rep.Requests, checkreport.Compare(req.ID, oa, ob))
 		if opt.Progress != nil {
 			opt.Progress(i+1, len(w.Requests))
 		}
 	}
-	rep.A = Endpoint{URL: redact.URL(a.URL), Model: a.Model, Engine: ca.style, EvidenceSource: evidenceSource(engine.Dialect(ca.style))}
-	rep.B = Endpoint{URL: redact.URL(b.URL), Model: b.Model, Engine: cb.style, EvidenceSource: evidenceSource(engine.Dialect(cb.style))}
-	rep.Summary = Summarize(rep.Requests)
+	rep.A = checkreport.Endpoint{URL: redact.URL(a.URL), Model: ca.t.Model, Engine: ca.style, EvidenceSource: evidenceSource(engine.Dialect(ca.style))}
+	rep.B = checkreport.Endpoint{URL: redact.URL(b.URL), Model: cb.t.Model, Engine: cb.style, EvidenceSource: evidenceSource(engine.Dialect(cb.style))}
+	rep.Notes = append(append(rep.Notes, ca.notes("A")...), cb.notes("B")...)
+	rep.Summary = checkreport.NewSummary(rep.Requests)
 	rep.EndedAt = time.Now().UTC()
 	if rep.Summary.Requests < len(w.Requests) {
 		rep.Summary.Passed = false
 	}
-	if rep.Summary.Evidence == Text {
+	if rep.Summary.Evidence == checkreport.Text {
 		rep.Notes = append(rep.Notes, "some requests were compared on text only: equal text does not prove equal token sequences")
 	}
 	return rep, err
@@ -97,17 +116,18 @@ func style(s string) string {
 	return s
 }
 
-type client struct {
+type engineClient struct {
 	t     Target
 	opt   Options
 	style string
+	info  client.EngineInfo // what detection found (prepare)
 	// autoPlain is set once an auto-style engine refused the vLLM extras.
 	autoPlain bool
 }
 
 // ask sends one request and returns the engine's answer; failures are
 // returned as an Output with OK false.
-func (c *client) ask(ctx context.Context, req *workload.Request) Output {
+func (c *engineClient) ask(ctx context.Context, req *workload.Request) checkreport.Output {
 	if engine.Dialect(c.style).Generate() && req.Kind() != workload.KindChat {
 		return c.do(ctx, "/generate", c.sglangBody(req), parseSGLang)
 	}
@@ -125,6 +145,7 @@ func (c *client) ask(ctx context.Context, req *workload.Request) Output {
 		path, body = c.openAIBody(req, engine.OpenAI)
 		out = c.do(ctx, path, body, parseOpenAI)
 	}
+	c.truncated(&out)
 	return out
 }
 
@@ -135,7 +156,7 @@ func isRejected(e string) bool {
 
 // openAIBody is the non-streaming completions or chat request in dialect
 // d, asking for the strongest token evidence d can return.
-func (c *client) openAIBody(req *workload.Request, d engine.Dialect) (string, map[string]any) {
+func (c *engineClient) openAIBody(req *workload.Request, d engine.Dialect) (string, map[string]any) {
 	body := map[string]any{
 		"model":       c.t.Model,
 		"temperature": 0.0,
@@ -171,7 +192,7 @@ func (c *client) openAIBody(req *workload.Request, d engine.Dialect) (string, ma
 	return path, body
 }
 
-func (c *client) sglangBody(req *workload.Request) map[string]any {
+func (c *engineClient) sglangBody(req *workload.Request) map[string]any {
 	sp := map[string]any{"max_new_tokens": req.MaxTokens, "temperature": 0.0}
 	if req.FixedLength {
 		sp["ignore_eos"] = true
@@ -190,7 +211,7 @@ func (c *client) sglangBody(req *workload.Request) map[string]any {
 
 // do sends one request and parses the answer. Every error text is
 // scrubbed of the API key and URL credentials before it is clipped.
-func (c *client) do(ctx context.Context, path string, body map[string]any, parse func([]byte) (Output, error)) Output {
+func (c *engineClient) do(ctx context.Context, path string, body map[string]any, parse func([]byte) (checkreport.Output, error)) checkreport.Output {
 	out := c.send(ctx, path, body, parse)
 	if out.Error != "" {
 		out.Error = redact.Text(out.Error, c.opt.APIKey)
@@ -198,16 +219,16 @@ func (c *client) do(ctx context.Context, path string, body map[string]any, parse
 	return out
 }
 
-func (c *client) send(ctx context.Context, path string, body map[string]any, parse func([]byte) (Output, error)) Output {
+func (c *engineClient) send(ctx context.Context, path string, body map[string]any, parse func([]byte) (checkreport.Output, error)) checkreport.Output {
 	b, err := json.Marshal(body)
 	if err != nil {
-		return Output{Error: err.Error(), CompletionTokens: -1}
+		return checkreport.Output{Error: err.Error(), CompletionTokens: -1}
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opt.Timeout)
 	defer cancel()
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(c.t.URL, "/")+path, bytes.NewReader(b))
 	if err != nil {
-		return Output{Error: err.Error(), CompletionTokens: -1}
+		return checkreport.Output{Error: err.Error(), CompletionTokens: -1}
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	if c.opt.APIKey != "" {
@@ -215,20 +236,20 @@ func (c *client) send(ctx context.Context, path string, body map[string]any, par
 	}
 	resp, err := c.opt.Client.Do(hr)
 	if err != nil {
-		return Output{Error: err.Error(), CompletionTokens: -1}
+		return checkreport.Output{Error: err.Error(), CompletionTokens: -1}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return Output{Error: "reading response: " + err.Error(), CompletionTokens: -1}
+		return checkreport.Output{Error: "reading response: " + err.Error(), CompletionTokens: -1}
 	}
 	if resp.StatusCode != http.StatusOK {
 		msg := redact.Clip(strings.TrimSpace(string(data)), 200, c.opt.APIKey)
-		return Output{Error: fmt.Sprintf("HTTP %d: %s", resp.StatusCode, msg), CompletionTokens: -1}
+		return checkreport.Output{Error: fmt.Sprintf("HTTP %d: %s", resp.StatusCode, msg), CompletionTokens: -1}
 	}
 	out, err := parse(data)
 	if err != nil {
-		return Output{Error: err.Error(), CompletionTokens: -1}
+		return checkreport.Output{Error: err.Error(), CompletionTokens: -1}
 	}
 	return out
 }
@@ -256,19 +277,19 @@ type openAIResp struct {
 }
 
 // parseOpenAI reads a non-streaming completions or chat response.
-func parseOpenAI(data []byte) (Output, error) {
+func parseOpenAI(data []byte) (checkreport.Output, error) {
 	var r openAIResp
 	if err := json.Unmarshal(data, &r); err != nil {
-		return Output{}, fmt.Errorf("response is not JSON: %v", err)
+		return checkreport.Output{}, fmt.Errorf("response is not JSON: %v", err)
 	}
 	if len(r.Error) > 0 && string(r.Error) != "null" {
-		return Output{}, fmt.Errorf("engine error: %s", r.Error)
+		return checkreport.Output{}, fmt.Errorf("engine error: %s", r.Error)
 	}
 	if len(r.Choices) == 0 {
-		return Output{}, errors.New("response has no choices")
+		return checkreport.Output{}, errors.New("response has no choices")
 	}
 	ch := r.Choices[0]
-	o := Output{OK: true, CompletionTokens: -1, FinishReason: ch.FinishReason, Text: ch.Text, TokenIDs: ch.TokenIDs}
+	o := checkreport.Output{OK: true, CompletionTokens: -1, FinishReason: ch.FinishReason, Text: ch.Text, TokenIDs: ch.TokenIDs}
 	if ch.Message != nil {
 		o.Text = ch.Message.Content
 	}
@@ -291,7 +312,9 @@ func parseOpenAI(data []byte) (Output, error) {
 		}
 	}
 	switch {
-	case r.Usage != nil:
+	case r.Usage != nil && (r.Usage.PromptTokens > 0 || r.Usage.CompletionTokens > 0 || o.Text == ""):
+		// An all-zero usage beside text is no count (Ollama's answer
+		// cut by its repeat limit).
 		o.PromptTokens, o.CompletionTokens = r.Usage.PromptTokens, r.Usage.CompletionTokens
 	case o.TokenIDs != nil:
 		o.CompletionTokens = len(o.TokenIDs)
@@ -329,7 +352,7 @@ func idsFromTokens(toks []string) []int {
 
 // parseSGLang reads a native /generate response: output_token_logprobs
 // holds [logprob, token_id, text] triples.
-func parseSGLang(data []byte) (Output, error) {
+func parseSGLang(data []byte) (checkreport.Output, error) {
 	var r struct {
 		Text     string `json:"text"`
 		MetaInfo struct {
@@ -341,12 +364,12 @@ func parseSGLang(data []byte) (Output, error) {
 		Error json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(data, &r); err != nil {
-		return Output{}, fmt.Errorf("response is not JSON: %v", err)
+		return checkreport.Output{}, fmt.Errorf("response is not JSON: %v", err)
 	}
 	if len(r.Error) > 0 && string(r.Error) != "null" {
-		return Output{}, fmt.Errorf("engine error: %s", r.Error)
+		return checkreport.Output{}, fmt.Errorf("engine error: %s", r.Error)
 	}
-	o := Output{OK: true, Text: r.Text, PromptTokens: r.MetaInfo.PromptTokens, CompletionTokens: r.MetaInfo.CompletionTokens}
+	o := checkreport.Output{OK: true, Text: r.Text, PromptTokens: r.MetaInfo.PromptTokens, CompletionTokens: r.MetaInfo.CompletionTokens}
 	if r.MetaInfo.OutputTokenLogprobs != nil {
 		ids := make([]int, 0, len(r.MetaInfo.OutputTokenLogprobs))
 		for _, raw := range r.MetaInfo.OutputTokenLogprobs {

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
-	"github.com/servecmp/servecmp/internal/llamaserver"
+	"github.com/servecmp/servecmp/check/checkreport"
+	"github.com/servecmp/servecmp/internal/testkit/llamaserver"
 )
 
 // TestLlamaCppOneVsFourSlots checks a one-slot llama.cpp server against a
@@ -38,7 +39,7 @@ func TestLlamaCppOneVsFourSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := rep.Summary
-	if !s.Passed || s.Evidence != TokenIDs || s.EvidenceCounts[TokenIDs] != len(reqs) {
+	if !s.Passed || s.Evidence != checkreport.TokenIDs || s.EvidenceCounts[checkreport.TokenIDs] != len(reqs) {
 		for _, r := range rep.Requests {
 			t.Logf("%s: %v A %+v B %+v", r.ID, r.Problems, r.A, r.B)
 		}
@@ -58,11 +59,11 @@ func TestParseLlamaCppContentIDs(t *testing.T) {
 	for _, tc := range []struct {
 		name, body string
 		ids        []int
-		best       Evidence
+		best       checkreport.Evidence
 	}{
 		{"ids", `{"choices":[{"text":"aga;&","logprobs":{"content":[{"id":7781,"token":"aga","logprob":-9.4},{"id":25359,"token":";&","logprob":-9.5}]},` +
-			`"finish_reason":"length"}],"usage":{"completion_tokens":2,"prompt_tokens":4}}`, []int{7781, 25359}, TokenIDs},
-		{"an id missing", `{"choices":[{"text":"ab","logprobs":{"content":[{"id":1,"token":"a"},{"token":"b"}]}}]}`, nil, Logprobs},
+			`"finish_reason":"length"}],"usage":{"completion_tokens":2,"prompt_tokens":4}}`, []int{7781, 25359}, checkreport.TokenIDs},
+		{"an id missing", `{"choices":[{"text":"ab","logprobs":{"content":[{"id":1,"token":"a"},{"token":"b"}]}}]}`, nil, checkreport.Logprobs},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, err := parseOpenAI([]byte(tc.body))
@@ -83,6 +84,10 @@ func TestResolveAutoLlamaCpp(t *testing.T) {
 			fmt.Fprint(w, `{"data":[{"id":"m","owned_by":"llamacpp"}]}`)
 			return
 		}
+		if r.Method != http.MethodPost {
+			http.NotFound(w, r) // detection's other endpoints
+			return
+		}
 		var b map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&b)
 		bodies = append(bodies, b)
@@ -91,7 +96,7 @@ func TestResolveAutoLlamaCpp(t *testing.T) {
 	defer s.Close()
 	w := &workload.Workload{Requests: []workload.Request{{ID: "q", PromptTokens: []int{1}, MaxTokens: 1, FixedLength: true}}}
 	rep, err := Run(context.Background(), Target{URL: s.URL, Model: "m"}, Target{URL: s.URL, Model: "m"}, w, Options{})
-	if err != nil || !rep.Summary.Passed || rep.Summary.Evidence != TokenIDs || rep.A.Engine != "llamacpp" {
+	if err != nil || !rep.Summary.Passed || rep.Summary.Evidence != checkreport.TokenIDs || rep.A.Engine != "llamacpp" {
 		t.Fatalf("%+v %+v %v", rep.Summary, rep.A, err)
 	}
 	b := bodies[0]

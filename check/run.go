@@ -2,22 +2,18 @@ package check
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/check/checkreport"
 )
 
 // Engines are the request styles a Target may name: auto, then each
 // engine's.
 func Engines() []string { return append([]string{engine.Auto}, engine.Names...) }
-
-// QualityStatuses are the values Quality.Status may take.
-var QualityStatuses = []string{"pass", "fail", "not-run"}
 
 // ErrFailed is the error of a check that ran to the end and found a
 // request that failed or did not match.
@@ -31,20 +27,12 @@ func (t Target) Validate() error {
 	return nil
 }
 
-// Validate checks the quality status.
-func (q Quality) Validate() error {
-	if !slices.Contains(QualityStatuses, q.Status) {
-		return fmt.Errorf("quality %q: want %s", q.Status, strings.Join(QualityStatuses, ", "))
-	}
-	return nil
-}
-
 // RunFile checks the first limit requests (all when limit <= 0) of the
 // workload file at path with Run and records q in the report. The report
 // is nil when the workload cannot be read; otherwise it is complete even
 // when the error is not nil: the run's error (an interruption), else
 // ErrFailed when the check did not pass.
-func RunFile(ctx context.Context, a, b Target, path string, limit int, q Quality, opt Options) (*Report, error) {
+func RunFile(ctx context.Context, a, b Target, path string, limit int, q checkreport.Quality, opt Options) (*checkreport.Report, error) {
 	wl, err := workload.Load(path)
 	if err != nil {
 		return nil, err
@@ -64,11 +52,4 @@ func RunFile(ctx context.Context, a, b Target, path string, limit int, q Quality
 		err = ErrFailed
 	}
 	return rep, err
-}
-
-// JSON is the report as indented JSON with a final newline, as written
-// to a report file.
-func (r *Report) JSON() ([]byte, error) {
-	b, err := json.MarshalIndent(r, "", "  ")
-	return append(b, '\n'), err
 }

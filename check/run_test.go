@@ -1,14 +1,13 @@
 package check
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"path/filepath"
 	"testing"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/check/checkreport"
 )
 
 func TestRunFile(t *testing.T) {
@@ -20,7 +19,7 @@ func TestRunFile(t *testing.T) {
 	if _, err := workload.WriteFile(path, wl().Requests); err != nil {
 		t.Fatal(err)
 	}
-	q := Quality{Status: "pass", Note: "eval"}
+	q := checkreport.Quality{Status: "pass", Note: "eval"}
 	for _, tc := range []struct {
 		name  string
 		b     string
@@ -53,18 +52,11 @@ func TestValidate(t *testing.T) {
 		{Target{}.Validate(), false},
 		{Target{Engine: "sglang"}.Validate(), false},
 		{Target{Engine: "nope"}.Validate(), true},
-		{Quality{Status: "not-run"}.Validate(), false},
-		{Quality{Status: "maybe"}.Validate(), true},
+		{checkreport.Quality{Status: "not-run"}.Validate(), false},
+		{checkreport.Quality{Status: "maybe"}.Validate(), true},
 	} {
 		if (tc.err != nil) != tc.fail {
 			t.Errorf("got %v, want failure %v", tc.err, tc.fail)
 		}
-	}
-}
-
-func TestReportJSON(t *testing.T) {
-	b, err := (&Report{Schema: Schema}).JSON()
-	if err != nil || !json.Valid(b) || !bytes.HasSuffix(b, []byte("}\n")) || !bytes.Contains(b, []byte("\n  \"schema\"")) {
-		t.Errorf("JSON() = %q, %v", b, err)
 	}
 }

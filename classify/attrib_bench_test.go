@@ -3,7 +3,7 @@ package classify
 import (
 	"testing"
 
-	"github.com/servecmp/servecmp/nsys/nsystest"
+	"github.com/servecmp/servecmp/internal/testkit/nsystest"
 	"github.com/servecmp/servecmp/rules"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/servecmp/servecmp/event"
 	"github.com/servecmp/servecmp/input"
-	"github.com/servecmp/servecmp/nsys/nsystest"
+	"github.com/servecmp/servecmp/internal/testkit/nsystest"
 	"github.com/servecmp/servecmp/rules"
 )
 

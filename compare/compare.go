@@ -1,12 +1,13 @@
 // Package compare builds servecmp's two-layer A/B verdict.
 //
 // Layer 1 answers which complete serving system is faster for the same
-// workload, from normal benchmark results (benchmark.Result) and, when given,
+// workload, from normal benchmark results (result.Result) and, when given,
 // their per-request records: it states the workload, the resource contract,
 // every manifest difference and the correctness status, refuses the claim
 // (Comparable false) when the model, workload or resource contract differ
 // without being declared intentional, and compares every summary metric with
-// a test suited to it. Layer 2 shows where each engine spent its GPU time
+// a test suited to it, the runs' GPU energy among them (energy.go: compared,
+// never counted as speed). Layer 2 shows where each engine spent its GPU time
 // (classify.RankSummary per rank), diagnostic only.
 //
 // Units: latencies are milliseconds, throughputs per second, GPU times
@@ -19,8 +20,14 @@
 // the run, not the request, is the unit of every test).
 //
 // LoadInput reads the files of a comparison and New builds the Report, the
-// versioned saved type (Schema) that WriteJSON writes; the readings for
-// people (tables, text, markdown) are internal/present's.
+// versioned saved type (Schema) that WriteJSON writes, with its
+// Conclusion: the typed answer (conclusion.go), decided here once. The
+// readings for people (tables, text, markdown, HTML, workbook, plots) are
+// the output tree's; they print the conclusion's sentence as it is.
+//
+// compare reads the models of benchmark/result and check/checkreport and
+// the GPU-time summaries of classify; it links neither the client, the
+// load generator, the check runner nor the tokenizer.
 //
 // The package never prints and reads files only through the Load* helpers,
 // which open them read-only.
@@ -30,20 +37,20 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/check/checkreport"
 )
 
 // Run is one benchmark result file.
 type Run struct {
 	Path   string
-	Result *benchmark.Result
+	Result *result.Result
 }
 
 // Records is one records.jsonl file.
 type Records struct {
 	Path    string
-	Records []benchmark.Record
+	Records []result.Record
 }
 
 // Input is everything a comparison reads. A and B need at least one run each.
@@ -52,7 +59,7 @@ type Input struct {
 	RecordsA, RecordsB []Records
 	ProfilesA          []Profile
 	ProfilesB          []Profile
-	Check              *check.Report
+	Check              *checkreport.Report
 	CheckPath          string
 	// Intentional lists the manifest fields (flattened names such as
 	// "manifest.quantization", or their last element, or one of the groups
@@ -67,13 +74,16 @@ type Input struct {
 	Seed      uint64 // seed of every random relabelling; 0 means 1
 	// SLO, when set, is held to both sides: goodput and attainment rows,
 	// and each sweep's capacity (slo.go). Nil: the SLO the results carry.
-	SLO benchmark.SLO
+	SLO result.SLO
 }
 
 // Report is the whole comparison.
 type Report struct {
-	Schema     string `json:"schema"`
-	Comparable bool   `json:"comparable"`
+	Schema string `json:"schema"`
+	// Conclusion is the comparison's answer, decided from everything
+	// below (Conclude).
+	Conclusion Conclusion `json:"conclusion"`
+	Comparable bool       `json:"comparable"`
 	// NotComparable names each undeclared difference that limits the claim.
 	NotComparable []string `json:"not_comparable"`
 	Alpha         float64  `json:"alpha"`
@@ -84,10 +94,14 @@ type Report struct {
 	Workload    WorkloadInfo `json:"workload"`
 	Contract    []Field      `json:"contract"`
 	Differences []Difference `json:"differences"`
-	Correctness Correctness  `json:"correctness"`
-	Phase       string       `json:"phase"`
-	Metrics     []Metric     `json:"metrics"`
-	Counts      []Count      `json:"counts"`
+	// Inputs compares the prompt tokens the engines reported for the
+	// same requests (inputs.go); nil when neither records nor summaries
+	// carry them, or the workloads differ.
+	Inputs      *Inputs     `json:"inputs,omitempty"`
+	Correctness Correctness `json:"correctness"`
+	Phase       string      `json:"phase"`
+	Metrics     []Metric    `json:"metrics"`
+	Counts      []Count     `json:"counts"`
 	// Server holds the scraped server-side metrics (KV-cache use, running
 	// and waiting requests, memory, preemptions) of both sides.
 	Server []ServerMetric `json:"server_metrics"`
@@ -106,6 +120,9 @@ type Report struct {
 	RequestsA []Records `json:"-"`
 	RequestsB []Records `json:"-"`
 	GPU       *GPUTime  `json:"gpu_time,omitempty"`
+	// Energy is the runs' GPU energy and telemetry (energy rows are in
+	// Metrics); nil when no run carries GPU telemetry.
+	Energy *EnergyReport `json:"energy,omitempty"`
 	// SLO is the objective's part (goodput rows are in Metrics); nil
 	// without an SLO.
 	SLO      *SLOReport `json:"slo,omitempty"`
@@ -127,9 +144,12 @@ type Report struct {
 // Version 4: one test per row (issue 20): a and b of a latency row are the
 // means of its per-run values, p_value and ci_low..ci_high come from the
 // row's one test (the t interval; null without a test), and the verdict
-// is a or b exactly when p_value < alpha. headline (the answer on the
-// primary metrics, family-wise), primary, p_adjusted, same_as and
-// design.counterbalanced are new.
+// is a or b exactly when p_value < alpha. headline (the family-wise
+// decision on the primary metrics), primary, p_adjusted, same_as,
+// design.counterbalanced and the conclusion's outcome confounded and its
+// fields procedure, primary, exploratory_a/b, drift and largest are new.
+// Version 3 gained the conclusion object late: a reader of version 3
+// finds it absent in reports written before it.
 const Schema = "servecmp.compare/4"
 
 // WriteJSON writes the report as indented JSON, the saved format Schema
@@ -190,7 +210,7 @@ type Metric struct {
 	A        float64  `json:"a"`
 	B        float64  `json:"b"`
 	DeltaPct *float64 `json:"delta_pct"` // nil when A is 0
-	Verdict  string   `json:"verdict"`
+	Verdict  Verdict  `json:"verdict"`
 	PValue   *float64 `json:"p_value"`
 	CILow    *float64 `json:"ci_low"`
 	CIHigh   *float64 `json:"ci_high"`

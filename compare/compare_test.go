@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/benchmark/servermetrics"
-	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/classify"
 	"github.com/servecmp/servecmp/internal/stats"
 )
@@ -19,7 +18,7 @@ import (
 // the given means (seeded), with records and a summary computed from them.
 func synthRun(name string, seed uint64, n int, ttft, tpot, tput float64) (Run, Records) {
 	rng := rand.New(rand.NewPCG(seed, 99))
-	var recs []benchmark.Record
+	var recs []result.Record
 	var tt, tp, e2, gaps []float64
 	for i := range n {
 		t := ttft * (0.8 + 0.4*rng.Float64())
@@ -32,31 +31,31 @@ func synthRun(name string, seed uint64, n int, ttft, tpot, tput float64) (Run, R
 			tok[k] = 1
 		}
 		e := chunks[out-1]
-		recs = append(recs, benchmark.Record{ID: name + "-" + string(rune('a'+i%26)), OK: true, TTFTMs: t, E2EMs: e,
+		recs = append(recs, result.Record{ID: name + "-" + string(rune('a'+i%26)), OK: true, TTFTMs: t, E2EMs: e,
 			ChunkTimesMs: chunks, ChunkTokens: tok, PromptTokens: 32, CompletionTokens: out, UsageReported: true, FinishReason: "length"})
 		tt, tp, e2 = append(tt, t), append(tp, (e-t)/float64(out-1)), append(e2, e)
 		for k := 1; k < out; k++ {
 			gaps = append(gaps, chunks[k]-chunks[k-1])
 		}
 	}
-	dist := func(v []float64) benchmark.Dist {
+	dist := func(v []float64) result.Dist {
 		s := slices.Sorted(slices.Values(v))
 		var sum float64
 		for _, x := range s {
 			sum += x
 		}
-		return benchmark.Dist{Mean: sum / float64(len(s)), P50: stats.Quantile(s, 0.5), P90: stats.Quantile(s, 0.9),
+		return result.Dist{Mean: sum / float64(len(s)), P50: stats.Quantile(s, 0.5), P90: stats.Quantile(s, 0.9),
 			P95: stats.Quantile(s, 0.95), P99: stats.Quantile(s, 0.99), Max: s[len(s)-1], Count: len(s)}
 	}
 	ct := float64(n) / (tput / 16)
-	res := &benchmark.Result{
-		Schema:   benchmark.Schema,
-		Manifest: benchmark.Manifest{Engine: "sim", Model: "demo-model", GPUType: "H100", GPUCount: 1, LoadPolicy: "concurrency"},
-		Workload: benchmark.WorkloadInfo{Path: "w.jsonl", SHA256: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", Count: n},
-		Load:     benchmark.LoadPolicy{Mode: "concurrency", Concurrency: 4, Warmup: 2, Drain: "wait", Requests: n},
-		Phases: benchmark.Phases{Steady: benchmark.Phase{DurationS: ct * 0.9, OutputThroughput: tput * 1.05, RequestThroughput: float64(n) / ct * 1.05},
-			Drain: benchmark.Phase{DurationS: ct * 0.1}},
-		Summary: benchmark.Summary{RequestsOK: n, InputTokens: int64(32 * n), OutputTokens: int64(16 * n), DurationS: ct,
+	res := &result.Result{
+		Schema:   result.Schema,
+		Manifest: result.Manifest{Engine: "sim", Model: "demo-model", GPUType: "H100", GPUCount: 1, LoadPolicy: "concurrency"},
+		Workload: result.WorkloadInfo{Path: "w.jsonl", SHA256: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", Count: n},
+		Load:     result.LoadPolicy{Mode: "concurrency", Concurrency: 4, Warmup: 2, Drain: "wait", Requests: n},
+		Phases: result.Phases{Steady: result.Phase{DurationS: ct * 0.9, OutputThroughput: tput * 1.05, RequestThroughput: float64(n) / ct * 1.05},
+			Drain: result.Phase{DurationS: ct * 0.1}},
+		Summary: result.Summary{RequestsOK: n, InputTokens: int64(32 * n), OutputTokens: int64(16 * n), DurationS: ct,
 			RequestThroughput: float64(n) / ct, InputThroughput: float64(32*n) / ct, OutputThroughput: tput, CompletionTimeS: &ct,
 			TTFT: dist(tt), TPOT: dist(tp), E2E: dist(e2), ITL: dist(gaps), ITLPerToken: dist(gaps)},
 	}
@@ -175,20 +174,20 @@ func TestSingleRunThroughputNeedsRepeats(t *testing.T) {
 func TestContractMismatch(t *testing.T) {
 	tests := []struct {
 		name        string
-		mutate      func(*benchmark.Result)
+		mutate      func(*result.Result)
 		intentional []string
 		comparable  bool
 		field       string
 	}{
-		{"model", func(r *benchmark.Result) { r.Manifest.Model = "other-model" }, nil, false, "manifest.model"},
-		{"workload", func(r *benchmark.Result) { r.Workload.SHA256 = strings.Repeat("b", 64) }, nil, false, "workload.sha256"},
-		{"tokenizer", func(r *benchmark.Result) { r.Workload.TokenizerHash = "aa" }, nil, false, "workload.tokenizer_hash"},
-		{"tokenizer declared", func(r *benchmark.Result) { r.Workload.TokenizerHash = "aa" }, []string{"tokenizer"}, true, "workload.tokenizer_hash"},
-		{"gpu", func(r *benchmark.Result) { r.Manifest.GPUType = "A100" }, nil, false, "manifest.gpu_type"},
-		{"gpu declared", func(r *benchmark.Result) { r.Manifest.GPUType = "A100" }, []string{"resources"}, true, "manifest.gpu_type"},
-		{"load", func(r *benchmark.Result) { r.Load.Concurrency = 8 }, nil, false, "load.concurrency"},
-		{"quantization is not critical", func(r *benchmark.Result) { r.Manifest.Quantization = "fp8" }, nil, true, "manifest.quantization"},
-		{"quantization declared", func(r *benchmark.Result) { r.Manifest.Quantization = "fp8" }, []string{"quantization"}, true, "manifest.quantization"},
+		{"model", func(r *result.Result) { r.Manifest.Model = "other-model" }, nil, false, "manifest.model"},
+		{"workload", func(r *result.Result) { r.Workload.SHA256 = strings.Repeat("b", 64) }, nil, false, "workload.sha256"},
+		{"tokenizer", func(r *result.Result) { r.Workload.TokenizerHash = "aa" }, nil, false, "workload.tokenizer_hash"},
+		{"tokenizer declared", func(r *result.Result) { r.Workload.TokenizerHash = "aa" }, []string{"tokenizer"}, true, "workload.tokenizer_hash"},
+		{"gpu", func(r *result.Result) { r.Manifest.GPUType = "A100" }, nil, false, "manifest.gpu_type"},
+		{"gpu declared", func(r *result.Result) { r.Manifest.GPUType = "A100" }, []string{"resources"}, true, "manifest.gpu_type"},
+		{"load", func(r *result.Result) { r.Load.Concurrency = 8 }, nil, false, "load.concurrency"},
+		{"quantization is not critical", func(r *result.Result) { r.Manifest.Quantization = "fp8" }, nil, true, "manifest.quantization"},
+		{"quantization declared", func(r *result.Result) { r.Manifest.Quantization = "fp8" }, []string{"quantization"}, true, "manifest.quantization"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -246,7 +245,7 @@ func goldenReport(t *testing.T) *Report {
 	b[0].Result.Manifest.Quantization = "fp8"
 	for i, run := range append(slices.Clone(a), b...) {
 		peak := 0.5 + 0.1*float64(i)
-		run.Result.ServerMetrics = new(servermetrics.Result)
+		run.Result.ServerMetrics = new(result.ServerMetrics)
 		if err := json.Unmarshal(fmt.Appendf(nil, `{"metrics":[{"name":"kv_cache_usage","kind":"gauge","unit":"fraction","peak":%g,"mean":%g},`+
 			`{"name":"preemptions","kind":"counter","unit":"preemptions","peak":9,"increase":%d}]}`, peak, peak/2, i), run.Result.ServerMetrics); err != nil {
 			t.Fatal(err)
@@ -257,15 +256,15 @@ func goldenReport(t *testing.T) *Report {
 	startAt(a, 0, 10, 20) // all A, then all B: the report notes the blocked design
 	startAt(b, 30, 40, 50)
 	sat := 4.0
-	sw := &benchmark.Sweep{Kind: "concurrency", Values: []float64{1, 4}, SaturationAt: &sat}
+	sw := &result.Sweep{Kind: "concurrency", Values: []float64{1, 4}, SaturationAt: &sat}
 	for _, v := range []float64{1, 4} {
-		sw.Steps = append(sw.Steps, benchmark.SweepStep{Value: v, Summary: benchmark.Summary{OutputThroughput: 300 * v, RequestThroughput: 20 * v,
-			TTFT: benchmark.Dist{P50: 50 * v, P99: 80 * v}, E2E: benchmark.Dist{P50: 300, P99: 400}}})
+		sw.Steps = append(sw.Steps, result.SweepStep{Value: v, Summary: result.Summary{OutputThroughput: 300 * v, RequestThroughput: 20 * v,
+			TTFT: result.Dist{P50: 50 * v, P99: 80 * v}, E2E: result.Dist{P50: 300, P99: 400}}})
 	}
-	swA := Run{Path: "sweep-a.json", Result: &benchmark.Result{Schema: benchmark.Schema, Manifest: a[0].Result.Manifest,
+	swA := Run{Path: "sweep-a.json", Result: &result.Result{Schema: result.Schema, Manifest: a[0].Result.Manifest,
 		Workload: a[0].Result.Workload, Load: a[0].Result.Load, Sweep: sw}}
-	chk := &check.Report{Schema: check.Schema, Summary: check.Summary{Requests: 8, ExactMatch: 8, OKBoth: 8, Evidence: check.TokenIDs, Passed: true},
-		Quality: check.Quality{Status: "not-run"}}
+	chk := &checkreport.Report{Schema: checkreport.Schema, Summary: checkreport.Summary{Requests: 8, ExactMatch: 8, OKBoth: 8, Evidence: checkreport.TokenIDs, Passed: true},
+		Quality: checkreport.Quality{Status: "not-run"}}
 	rep, err := New(Input{A: append(a, swA), B: b, RecordsA: ra, RecordsB: rb, Intentional: []string{"quantization"},
 		Check: chk, CheckPath: "check.json",
 		ProfilesA: []Profile{profile("0", 600e6, 300e6, 100e6, 100)},
@@ -324,7 +323,7 @@ func TestPooledMatchesBenchmarkSummary(t *testing.T) {
 	_, rec := synthRun("x", 5, 300, 80, 15, 1000)
 	rec.Records[3].ChunkTokens[2] = 3 // a multi-token chunk for ITL per token
 	rec.Records[3].CompletionTokens = 18
-	sum := benchmark.Summarize(rec.Records, 0, true)
+	sum := result.NewSummary(rec.Records, 0, true)
 	cs, _ := pooled([]Records{rec})
 	for _, k := range latencyKinds {
 		d := k.dist(&sum)
@@ -344,8 +343,8 @@ func TestPooledMatchesBenchmarkSummary(t *testing.T) {
 func TestTextEvidenceIsCalledWeaker(t *testing.T) {
 	a, _ := mkSide("a", 1, 1, 100, 20, []float64{1000})
 	b, _ := mkSide("b", 2, 1, 100, 20, []float64{1000})
-	chk := &check.Report{Schema: check.Schema, Summary: check.Summary{Requests: 4, ExactMatch: 4, OKBoth: 4, Evidence: check.Text, Passed: true,
-		EvidenceCounts: map[check.Evidence]int{check.TokenIDs: 1, check.Text: 3}}}
+	chk := &checkreport.Report{Schema: checkreport.Schema, Summary: checkreport.Summary{Requests: 4, ExactMatch: 4, OKBoth: 4, Evidence: checkreport.Text, Passed: true,
+		EvidenceCounts: map[checkreport.Evidence]int{checkreport.TokenIDs: 1, checkreport.Text: 3}}}
 	rep, err := New(Input{A: a, B: b, Check: chk})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // oneLineErr fails t when err spans lines.
@@ -22,8 +22,8 @@ func oneLineErr(t *testing.T, err error) {
 func FuzzParseRun(f *testing.F) {
 	good, _ := json.Marshal(goodResult(2, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
 	f.Add(good)
-	f.Add([]byte(`{"schema":"` + benchmark.Schema + `","summary":null}`))
-	f.Add([]byte(`{"schema":"` + benchmark.Schema + `","summary":{"requests_ok":-1},"workload":{"count":1,"sha256":"x"},"manifest":{}}`))
+	f.Add([]byte(`{"schema":"` + result.Schema + `","summary":null}`))
+	f.Add([]byte(`{"schema":"` + result.Schema + `","summary":{"requests_ok":-1},"workload":{"count":1,"sha256":"x"},"manifest":{}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		run, err := parseRun("r.json", data)
 		oneLineErr(t, err)
@@ -72,7 +72,7 @@ func FuzzParseCheck(f *testing.F) {
 func FuzzCompareLoaded(f *testing.F) {
 	good, _ := json.Marshal(goodResult(2, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
 	f.Add(good, []byte(rec1+"\n"+rec2+"\n"))
-	f.Add([]byte(`{"schema":"`+benchmark.Schema+`","summary":{"requests_ok":4611686018427387904,"duration_s":1e308},"workload":{"count":9223372036854775807,"sha256":"x"},"manifest":{}}`),
+	f.Add([]byte(`{"schema":"`+result.Schema+`","summary":{"requests_ok":4611686018427387904,"duration_s":1e308},"workload":{"count":9223372036854775807,"sha256":"x"},"manifest":{}}`),
 		[]byte(`{"id":"a","ok":true,"ttft_ms":1e308,"e2e_ms":1e308,"chunk_times_ms":[0,1e308],"completion_tokens":9223372036854775807}`))
 	b, _ := json.Marshal(goodResult(2, time.Date(2026, 1, 3, 3, 4, 5, 0, time.UTC)))
 	runB, err := parseRun("b.json", b)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // allFailed turns a run into one whose every request failed, as a
@@ -18,7 +18,7 @@ func allFailed(run Run) Run {
 	res := *run.Result
 	n := res.Summary.RequestsOK
 	ct := 3.0
-	res.Summary = benchmark.Summary{RequestsFailed: n, FailedByClass: map[string]int{"http_500": n}, DurationS: ct, CompletionTimeS: &ct}
+	res.Summary = result.Summary{RequestsFailed: n, FailedByClass: map[string]int{"http_500": n}, DurationS: ct, CompletionTimeS: &ct}
 	run.Result = &res
 	return run
 }
@@ -52,7 +52,7 @@ func TestResultWithoutSummaryIsRefused(t *testing.T) {
 	a, _ := mkSide("a", 1, 2, 50, 10, []float64{1000, 1010})
 	b, _ := mkSide("b", 7, 2, 50, 10, []float64{1000, 1010})
 	res := *b[1].Result
-	res.Summary = benchmark.Summary{}
+	res.Summary = result.Summary{}
 	b[1].Result = &res
 	_, err := New(Input{A: a, B: b})
 	if err == nil || !strings.Contains(err.Error(), b[1].Path+": the result has no summary") {

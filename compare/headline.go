@@ -68,13 +68,16 @@ var PrimaryMetrics = []string{"ttft_ms_p50", "ttft_ms_p99", "tpot_ms_p50", "tpot
 // runs a side, 1024 for 10 pairs (924 for 6 runs a side, 512 for 9 pairs).
 const MaxTFrom = 1000
 
-// Headline is the answer to "which system is faster?".
+// Headline is the family-wise decision on the primary metrics, from
+// which Conclude draws the answer to "which system is faster?".
 type Headline struct {
 	// Outcome is HeadlineWinner, HeadlineMixed, HeadlineConfounded,
-	// HeadlineNoDifference, HeadlineNeedsMoreRuns or HeadlineNone.
-	Outcome string `json:"outcome"`
-	// Winner is "a" or "b" when Outcome is HeadlineWinner, else "".
-	Winner string `json:"winner,omitempty"`
+	// HeadlineNoDifference, HeadlineNeedsMoreRuns or HeadlineNone; Winner
+	// is "a" or "b" when Outcome is HeadlineWinner, else "". Conclude
+	// turns them into the report's conclusion (its outcome and winner),
+	// which alone carries them in JSON.
+	Outcome string `json:"-"`
+	Winner  string `json:"-"`
 	// Procedure is the family-wise procedure over the primary metrics:
 	// "graph" (sequentially rejective Bonferroni, medians first) or
 	// "max-t" (Westfall–Young, over the runs' relabellings).
@@ -118,9 +121,9 @@ func (r *Report) decideHeadline(ctx context.Context, in Input, fixed bool) error
 		h.Primary = append(h.Primary, m.Name)
 		if adj[i] < in.Alpha {
 			switch m.Verdict {
-			case "a":
+			case VerdictA:
 				h.BetterA = append(h.BetterA, m.Name)
-			case "b":
+			case VerdictB:
 				h.BetterB = append(h.BetterB, m.Name)
 			}
 		}
@@ -224,7 +227,7 @@ func (h *Headline) outcome(prim []*Metric) (string, string) {
 		return HeadlineWinner, "b"
 	}
 	for _, m := range prim {
-		if m.Verdict != "~" {
+		if m.Verdict != VerdictSame {
 			return HeadlineNeedsMoreRuns, ""
 		}
 	}

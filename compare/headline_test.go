@@ -53,6 +53,11 @@ func TestHeadlineOutcomes(t *testing.T) {
 					t.Errorf("%s: primary %v, adjusted p %v, p %v", m.Name, m.Primary, deref(m.PAdjusted), deref(m.PValue))
 				}
 			}
+			if c := rep.Conclusion; string(c.Outcome) != strings.ReplaceAll(tc.outcome, " ", "_") || c.Winner != tc.winner ||
+				!slices.Equal(c.BetterA, nonNil(h.BetterA)) || !slices.Equal(c.BetterB, nonNil(h.BetterB)) {
+				t.Errorf("conclusion %+v does not carry the headline %+v", c, h)
+			}
+			labelsMatchIntervals(t, rep)
 		})
 	}
 }
@@ -140,6 +145,29 @@ func TestPrimaryGraph(t *testing.T) {
 	for i := range wantW {
 		if !near(g.Weights[i], wantW[i]) || !slices.EqualFunc(g.Edges[i], wantE[i], func(x, y float64) bool { return near(x, y) }) {
 			t.Fatalf("weights %v edges %v, want %v %v", g.Weights, g.Edges, wantW, wantE)
+		}
+	}
+}
+
+// labelsMatchIntervals fails when a row's verdict and its own interval
+// disagree: a or b exactly when the interval of B−A excludes 0, on the
+// side the interval points to (issue 22, point 7).
+func labelsMatchIntervals(t *testing.T, rep *Report) {
+	t.Helper()
+	for _, m := range rep.Metrics {
+		if m.CILow == nil || m.CIHigh == nil {
+			continue
+		}
+		excludes := *m.CILow > 0 || *m.CIHigh < 0
+		called := m.Verdict == VerdictA || m.Verdict == VerdictB
+		if excludes != called {
+			t.Errorf("%s: verdict %q with interval %g..%g", m.Name, m.Verdict, *m.CILow, *m.CIHigh)
+			continue
+		}
+		lower := *m.CIHigh < 0 // B's value is lower
+		lowerBetter := strings.Contains(m.Name, "_ms") || strings.HasSuffix(m.Name, "_s")
+		if called && (m.Verdict == VerdictB) != (lower == lowerBetter) {
+			t.Errorf("%s: verdict %q, but the interval %g..%g favours the other side", m.Name, m.Verdict, *m.CILow, *m.CIHigh)
 		}
 	}
 }

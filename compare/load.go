@@ -8,8 +8,8 @@ import (
 	"os"
 	"slices"
 
-	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/classify"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/infile"
@@ -99,12 +99,15 @@ func LoadRun(path string) (Run, error) {
 
 // parseRun parses and checks the result file data read from path.
 func parseRun(path string, data []byte) (Run, error) {
-	var res benchmark.Result
+	var res result.Result
 	if err := json.Unmarshal(data, &res); err != nil {
 		return Run{}, fmt.Errorf("%s: not a benchmark result: %v", path, err)
 	}
-	if !benchmark.KnownSchema(res.Schema) {
-		return Run{}, fmt.Errorf("%s: schema %q, want %q or %q (a servecmp benchmark --out file)", path, res.Schema, benchmark.Schema, benchmark.PreviousSchema)
+	if sh := res.Shard; res.Schema == result.ShardSchema && sh != nil {
+		return Run{}, fmt.Errorf("%s: shard %d/%d of a sharded run, which measured only its part of the load: merge the shards first (servecmp merge --out RESULT --records RECORDS SHARD_FILES...)", path, sh.Index, sh.Count)
+	}
+	if !result.KnownSchema(res.Schema) {
+		return Run{}, fmt.Errorf("%s: schema %q, want %q or %q (a servecmp benchmark --out file)", path, res.Schema, result.Schema, result.PreviousSchema)
 	}
 	if err := checkResultJSON(path, data, &res); err != nil {
 		return Run{}, err
@@ -112,7 +115,7 @@ func parseRun(path string, data []byte) (Run, error) {
 	return Run{Path: path, Result: &res}, nil
 }
 
-// LoadRecords reads a records.jsonl file (benchmark.ReadRecords); a
+// LoadRecords reads a records.jsonl file (result.ReadRecords); a
 // malformed line is an error naming the file and line.
 func LoadRecords(path string) (Records, error) {
 	f, err := infile.Open(path)
@@ -125,7 +128,7 @@ func LoadRecords(path string) (Records, error) {
 
 // parseRecords reads and checks the records read from path.
 func parseRecords(path string, f io.Reader) (Records, error) {
-	recs, err := benchmark.ReadRecords(f)
+	recs, err := result.ReadRecords(f)
 	if err != nil {
 		return Records{}, fmt.Errorf("%s: %v", path, err)
 	}
@@ -149,7 +152,7 @@ func LoadProfile(path string) (Profile, error) {
 }
 
 // LoadCheck reads a check report written by servecmp check.
-func LoadCheck(path string) (*check.Report, error) {
+func LoadCheck(path string) (*checkreport.Report, error) {
 	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -158,13 +161,13 @@ func LoadCheck(path string) (*check.Report, error) {
 }
 
 // parseCheck parses the check report data read from path.
-func parseCheck(path string, data []byte) (*check.Report, error) {
-	var r check.Report
+func parseCheck(path string, data []byte) (*checkreport.Report, error) {
+	var r checkreport.Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%s: not a check report: %v", path, err)
 	}
-	if !check.KnownSchema(r.Schema) {
-		return nil, fmt.Errorf("%s: schema %q, want %q or %q (a servecmp check --out file)", path, r.Schema, check.Schema, check.PreviousSchema)
+	if !checkreport.KnownSchema(r.Schema) {
+		return nil, fmt.Errorf("%s: schema %q, want %q or %q (a servecmp check --out file)", path, r.Schema, checkreport.Schema, checkreport.PreviousSchema)
 	}
 	return &r, nil
 }
@@ -182,7 +185,7 @@ func (p Paths) All() []string {
 // comparison: the workbook path must be writable and none of the inputs;
 // the plot directory, when it exists, must be a directory.
 func (p Paths) CheckOutputs(xlsxPath, plotDir string) error {
-	if err := atomicfile.Check("--xlsx", xlsxPath, p.All()...); err != nil {
+	if err := atomicfile.CheckWritable("--xlsx", xlsxPath, p.All()...); err != nil {
 		return err
 	}
 	if plotDir == "" {

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // This file expands the paths of a comparison. Each --a, --b,
@@ -120,7 +120,7 @@ func wantFile(path string, kind pathKind) bool {
 	case kindRecords:
 		return strings.HasSuffix(path, ".jsonl")
 	case kindResult:
-		return strings.HasSuffix(path, ".json") && benchmark.KnownSchema(peekSchema(path))
+		return strings.HasSuffix(path, ".json") && result.KnownSchema(peekSchema(path))
 	}
 	if !strings.HasSuffix(path, ".json") {
 		return false

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/servecmp/servecmp/compare"
-	"github.com/servecmp/servecmp/internal/golden"
-	"github.com/servecmp/servecmp/internal/present"
+	"github.com/servecmp/servecmp/internal/testkit/golden"
+	"github.com/servecmp/servecmp/output/present"
 )
 
 // TestGolden writes the golden report in every format through the
@@ -24,7 +24,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			out[f] = buf.String()
-			golden.Check(t, filepath.Join("testdata", "report."+f+".golden"), buf.String())
+			golden.Match(t, filepath.Join("testdata", "report."+f+".golden"), buf.String())
 		})
 	}
 	for _, want := range []string{"COMPARABLE", compare.CausalNote, "Layer 2", "correctness: PASSED", "intentional differences: manifest.quantization"} {

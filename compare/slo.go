@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // This file adds the service-level objective to a comparison: goodput and
@@ -17,7 +17,7 @@ import (
 
 // SLOReport is the SLO's part of a comparison.
 type SLOReport struct {
-	// Objective is the SLO in benchmark.ParseSLO syntax; Source says
+	// Objective is the SLO in result.ParseSLO syntax; Source says
 	// where it came from: "input" (the experiment or caller) or "results"
 	// (the SLO the results carry).
 	Objective string `json:"objective"`
@@ -36,7 +36,7 @@ type CapacityRow struct {
 	Side string `json:"side"`
 	Path string `json:"path"`
 	Kind string `json:"kind"` // concurrency or rate
-	benchmark.CapacityResult
+	result.CapacityResult
 }
 
 // goodput metric names, higher is better.
@@ -46,11 +46,11 @@ const (
 )
 
 // resolveSLO returns the SLO of the comparison and its source, or nil.
-func resolveSLO(in Input, runs []Run) (benchmark.SLO, string) {
+func resolveSLO(in Input, runs []Run) (result.SLO, string) {
 	if len(in.SLO) > 0 {
 		return in.SLO, "input"
 	}
-	var slo benchmark.SLO
+	var slo result.SLO
 	for i, run := range runs {
 		s := run.Result.Summary.SLOResult
 		if s == nil || (i > 0 && s.SLO.String() != slo.String()) {
@@ -76,8 +76,8 @@ func (r *Report) sloVerdicts(runsA, runsB []Run, in Input, paired bool) {
 		r.Notes = append(r.Notes, fmt.Sprintf("goodput: %d run(s) have neither records nor a result run with the SLO %s: they are left out of the goodput rows", missing, slo))
 	}
 	for i, name := range []string{MetricGoodput, MetricAttainment} {
-		get := func(res *benchmark.Result) float64 { return vals[res][i] }
-		ok := func(res *benchmark.Result) bool { v, has := vals[res]; return has && !math.IsNaN(v[i]) }
+		get := func(res *result.Result) float64 { return vals[res][i] }
+		ok := func(res *result.Result) bool { v, has := vals[res]; return has && !math.IsNaN(v[i]) }
 		va, vb := perRunValues(runsA, runsB, get, ok, paired)
 		if len(va.vals) == 0 || len(vb.vals) == 0 {
 			continue
@@ -96,15 +96,15 @@ func (r *Report) sloVerdicts(runsA, runsB []Run, in Input, paired bool) {
 // when a records file maps onto it, else from the SLO outcome the result
 // carries when it is the same SLO. It returns goodput and attainment by
 // result, and how many runs had neither.
-func runSLO(runs []Run, files []Records, slo benchmark.SLO) (map[*benchmark.Result][2]float64, int) {
-	out := map[*benchmark.Result][2]float64{}
+func runSLO(runs []Run, files []Records, slo result.SLO) (map[*result.Result][2]float64, int) {
+	out := map[*result.Result][2]float64{}
 	idx := recordsOfRuns(runs, files)
 	missing := 0
 	for i, run := range runs {
-		var res benchmark.SLOResult
+		var res result.SLOResult
 		switch s := run.Result.Summary.SLOResult; {
 		case idx != nil:
-			res = benchmark.EvaluateSLO(lastStep(files[idx[i]].Records), run.Result.Summary.DurationS, slo)
+			res = result.EvaluateSLO(lastStep(files[idx[i]].Records), run.Result.Summary.DurationS, slo)
 		case s != nil && s.SLO.String() == slo.String():
 			res = *s
 		default:
@@ -122,12 +122,12 @@ func runSLO(runs []Run, files []Records, slo benchmark.SLO) (map[*benchmark.Resu
 
 // lastStep returns the records of the highest step (a run's measured
 // requests; a sweep's last step).
-func lastStep(recs []benchmark.Record) []benchmark.Record {
+func lastStep(recs []result.Record) []result.Record {
 	top := 0
 	for _, r := range recs {
 		top = max(top, r.Step)
 	}
-	var out []benchmark.Record
+	var out []result.Record
 	for _, r := range recs {
 		if r.Step == top {
 			out = append(out, r)
@@ -166,14 +166,14 @@ func (r *Report) sloCapacity(sweepsA, sweepsB []Run) {
 }
 
 // sweepCapacity is a sweep's capacity under the report's SLO.
-func (r *Report) sweepCapacity(run Run) (*benchmark.CapacityResult, error) {
+func (r *Report) sweepCapacity(run Run) (*result.CapacityResult, error) {
 	sw := run.Result.Sweep
 	for _, st := range sw.Steps {
 		if s := st.Summary.SLOResult; s == nil || s.SLO.String() != r.SLO.Objective {
 			return nil, fmt.Errorf("the sweep was not run with the SLO %s (benchmark --slo)", r.SLO.Objective)
 		}
 	}
-	return benchmark.SweepCapacity(sw)
+	return result.SweepCapacity(sw)
 }
 
 // capacityVerdict compares two capacities, each known only between the
@@ -196,7 +196,7 @@ func capacityVerdict(a, b CapacityRow) (verdict, reason string) {
 
 // capacityBounds is [lo, hi): the load that met the SLO (0 below the first
 // step) and the load that missed it (+Inf when not reached).
-func capacityBounds(c benchmark.CapacityResult) (lo, hi float64) {
+func capacityBounds(c result.CapacityResult) (lo, hi float64) {
 	hi = math.Inf(1)
 	if c.Load != nil {
 		lo = *c.Load
@@ -212,7 +212,7 @@ func capacityBounds(c benchmark.CapacityResult) (lo, hi float64) {
 // tpot_ms at p50, and a per-request ttft_ms or tpot_ms threshold (which
 // bounds any percentile). Other thresholds (and a limit of 0) are left
 // out: the sweep points carry no value to read them against.
-func SLOLines(slo benchmark.SLO) map[string]float64 {
+func SLOLines(slo result.SLO) map[string]float64 {
 	out := map[string]float64{}
 	for _, t := range slo {
 		if t.LimitMs <= 0 || (t.Metric != "ttft_ms" && t.Metric != "tpot_ms") {

@@ -5,12 +5,12 @@ import (
 	"math"
 	"testing"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
-func mustSLO(t *testing.T, s string) benchmark.SLO {
+func mustSLO(t *testing.T, s string) result.SLO {
 	t.Helper()
-	slo, err := benchmark.ParseSLO(s)
+	slo, err := result.ParseSLO(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestGoodputVerdict(t *testing.T) {
 	}
 	var want float64
 	for i := range a {
-		want += benchmark.EvaluateSLO(ra[i].Records, a[i].Result.Summary.DurationS, slo).GoodputRPS / 3
+		want += result.EvaluateSLO(ra[i].Records, a[i].Result.Summary.DurationS, slo).GoodputRPS / 3
 	}
 	g := metric(t, rep, MetricGoodput)
 	if g.Verdict != "b" || math.Abs(g.A-want) > 1e-9 || g.NA != 3 || g.Unit != "req/s" {
@@ -62,7 +62,7 @@ func TestGoodputFromResults(t *testing.T) {
 	slo := mustSLO(t, "ttft_ms:p99<=500")
 	for i, run := range append(a, b...) {
 		att := 1.0
-		run.Result.Summary.SLOResult = &benchmark.SLOResult{SLO: slo, GoodputRPS: float64(10 + i), Attainment: &att}
+		run.Result.Summary.SLOResult = &result.SLOResult{SLO: slo, GoodputRPS: float64(10 + i), Attainment: &att}
 	}
 	rep, err := New(Input{A: a, B: b})
 	if err != nil {
@@ -82,13 +82,13 @@ func TestGoodputFromResults(t *testing.T) {
 }
 
 // sloSweep is a sweep result whose steps at loads met the SLO as pass says.
-func sloSweep(path string, slo benchmark.SLO, loads []float64, pass []bool) Run {
-	sw := &benchmark.Sweep{Kind: benchmark.ModeConcurrency, Values: loads}
+func sloSweep(path string, slo result.SLO, loads []float64, pass []bool) Run {
+	sw := &result.Sweep{Kind: result.ModeConcurrency, Values: loads}
 	for i, l := range loads {
-		r := &benchmark.SLOResult{SLO: slo, Pass: pass[i], GoodputRPS: l}
-		sw.Steps = append(sw.Steps, benchmark.SweepStep{Value: l, Summary: benchmark.Summary{RequestThroughput: 2 * l, RequestsOK: 10, SLOResult: r}})
+		r := &result.SLOResult{SLO: slo, Pass: pass[i], GoodputRPS: l}
+		sw.Steps = append(sw.Steps, result.SweepStep{Value: l, Summary: result.Summary{RequestThroughput: 2 * l, RequestsOK: 10, SLOResult: r}})
 	}
-	res := &benchmark.Result{Schema: benchmark.Schema, Sweep: sw, Summary: sw.Steps[len(sw.Steps)-1].Summary}
+	res := &result.Result{Schema: result.Schema, Sweep: sw, Summary: sw.Steps[len(sw.Steps)-1].Summary}
 	return Run{Path: path, Result: res}
 }
 
@@ -102,7 +102,7 @@ func TestCapacityInReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := rep.SLO.Capacity
-	if len(c) != 2 || *c[0].Load != 1 || *c[1].Load != 4 || *c[1].RequestThroughput != 8 || c[1].Status != benchmark.CapacityReached {
+	if len(c) != 2 || *c[0].Load != 1 || *c[1].Load != 4 || *c[1].RequestThroughput != 8 || c[1].Status != result.CapacityReached {
 		t.Fatalf("capacity %+v", c)
 	}
 	if rep.SLO.CapacityVerdict != "b" {
@@ -118,7 +118,7 @@ func TestCapacityInReport(t *testing.T) {
 func TestCapacityVerdict(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	row := func(load, failed *float64) CapacityRow {
-		return CapacityRow{Kind: "concurrency", CapacityResult: benchmark.CapacityResult{Load: load, FailedAt: failed}}
+		return CapacityRow{Kind: "concurrency", CapacityResult: result.CapacityResult{Load: load, FailedAt: failed}}
 	}
 	tests := []struct {
 		name string
@@ -131,7 +131,7 @@ func TestCapacityVerdict(t *testing.T) {
 		{"both not reached", row(f(16), nil), row(f(16), nil), "~"},
 		{"below the first step on a", row(nil, f(1)), row(f(1), f(4)), "b"},
 		{"both below the first step", row(nil, f(1)), row(nil, f(1)), "~"},
-		{"different kinds", row(f(8), nil), CapacityRow{Kind: "rate", CapacityResult: benchmark.CapacityResult{Load: f(1)}}, ""},
+		{"different kinds", row(f(8), nil), CapacityRow{Kind: "rate", CapacityResult: result.CapacityResult{Load: f(1)}}, ""},
 	}
 	for _, tc := range tests {
 		if got, reason := capacityVerdict(tc.a, tc.b); got != tc.want || reason == "" {

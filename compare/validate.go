@@ -12,7 +12,7 @@ import (
 	"math"
 	"os"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/infile"
 )
 
@@ -20,7 +20,7 @@ import (
 // sane: a summary (a result without one would compare as zeros), a
 // workload with a hash and a count, and counts and times that are not
 // negative.
-func checkResultJSON(path string, data []byte, res *benchmark.Result) error {
+func checkResultJSON(path string, data []byte, res *result.Result) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return fmt.Errorf("%s: not a benchmark result: %v", path, err)
@@ -48,7 +48,7 @@ func checkResultJSON(path string, data []byte, res *benchmark.Result) error {
 
 // checkSummary refuses negative counts and negative or non-finite
 // figures.
-func checkSummary(s *benchmark.Summary) error {
+func checkSummary(s *result.Summary) error {
 	for name, n := range map[string]int64{"requests_ok": int64(s.RequestsOK), "requests_failed": int64(s.RequestsFailed),
 		"requests_cancelled": int64(s.RequestsCancelled), "requests_not_sent": int64(s.RequestsNotSent),
 		"input_tokens": s.InputTokens, "output_tokens": s.OutputTokens} {
@@ -73,7 +73,7 @@ func checkSummary(s *benchmark.Summary) error {
 // one run (the files of two runs concatenated), whose request ids repeat
 // within a step (a file concatenated with itself) or whose times are
 // negative or out of order.
-func checkRecords(path string, recs []benchmark.Record) error {
+func checkRecords(path string, recs []result.Record) error {
 	type key struct {
 		step int
 		id   string
@@ -98,7 +98,7 @@ func checkRecords(path string, recs []benchmark.Record) error {
 
 // sameRun checks that record r names the run and workload that first,
 // the file's first record, names.
-func sameRun(r, first *benchmark.Record) error {
+func sameRun(r, first *result.Record) error {
 	switch {
 	case r.RunID != first.RunID:
 		return fmt.Errorf("run id %s, but record 1 has %s", orNone(r.RunID), orNone(first.RunID))
@@ -126,7 +126,7 @@ func short(sha string) string {
 
 // checkRecordTimes checks one record's times: none negative, the stream
 // no shorter than its first chunk, chunks in order.
-func checkRecordTimes(r *benchmark.Record) error {
+func checkRecordTimes(r *result.Record) error {
 	if r.Step < 0 {
 		return fmt.Errorf("step %d is negative", r.Step)
 	}

@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // goodResult is a minimal valid result of n requests, all ok.
-func goodResult(n int, started time.Time) *benchmark.Result {
+func goodResult(n int, started time.Time) *result.Result {
 	ct := 2.0
-	return &benchmark.Result{Schema: benchmark.Schema, StartedAt: started,
-		Workload: benchmark.WorkloadInfo{Path: "w.jsonl", SHA256: "abc", Count: n},
-		Summary:  benchmark.Summary{RequestsOK: n, DurationS: 2, RequestThroughput: float64(n) / 2, CompletionTimeS: &ct}}
+	return &result.Result{Schema: result.Schema, StartedAt: started,
+		Workload: result.WorkloadInfo{Path: "w.jsonl", SHA256: "abc", Count: n},
+		Summary:  result.Summary{RequestsOK: n, DurationS: 2, RequestThroughput: float64(n) / 2, CompletionTimeS: &ct}}
 }
 
 func writeJSON(t *testing.T, dir, name string, v any) string {
@@ -56,12 +56,12 @@ func TestLoadInputRefuses(t *testing.T) {
 	b := writeJSON(t, dir, "b.json", goodResult(2, t0.Add(time.Hour)))
 	aCopy := writeJSON(t, dir, "a-copy.json", goodResult(2, t0))
 	noSummary := filepath.Join(dir, "nosummary.json")
-	os.WriteFile(noSummary, []byte(`{"schema":"`+benchmark.Schema+`","workload":{"sha256":"abc","count":2},"manifest":{}}`), 0o644)
+	os.WriteFile(noSummary, []byte(`{"schema":"`+result.Schema+`","workload":{"sha256":"abc","count":2},"manifest":{}}`), 0o644)
 	negative := goodResult(2, t0)
 	negative.Summary.RequestsFailed = -3
 	neg := writeJSON(t, dir, "neg.json", negative)
 	noWorkload := goodResult(2, t0)
-	noWorkload.Workload = benchmark.WorkloadInfo{}
+	noWorkload.Workload = result.WorkloadInfo{}
 	nowl := writeJSON(t, dir, "nowl.json", noWorkload)
 	recs := writeRecords(t, dir, "a.jsonl", rec1, rec2)
 	doubled := writeRecords(t, dir, "doubled.jsonl", rec1, rec2, rec1, rec2)
@@ -106,7 +106,7 @@ func TestLoadInputRefuses(t *testing.T) {
 // tiedRecord is rec (rec1, rec2) as a servecmp.record/2 line of run id and
 // workload sha.
 func tiedRecord(rec, id, sha string) string {
-	return strings.Replace(rec, `{"id"`, `{"schema":"`+benchmark.RecordSchema+`","run_id":"`+id+`","workload_sha256":"`+sha+`","id"`, 1)
+	return strings.Replace(rec, `{"id"`, `{"schema":"`+result.RecordSchema+`","run_id":"`+id+`","workload_sha256":"`+sha+`","id"`, 1)
 }
 
 // TestLoadInputTiesRecords: records that carry run ids are tied to the

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/stats"
 )
 
@@ -30,12 +30,8 @@ import (
 // too few for their spread). Each row is a test at alpha on its own; the
 // headline (headline.go) corrects for the number of metrics.
 
-// NeedsMoreRuns is the verdict of a metric whose runs could not have
-// detected a difference of 10% of A; Metric.RunsNeeded says how many would.
-const NeedsMoreRuns = "needs more runs"
-
 // Design is the order in which the runs of A and B were made, read from
-// their start times (benchmark.Result.StartedAt).
+// their start times (result.Result.StartedAt).
 type Design struct {
 	// Layout is "interleaved" (in start order, consecutive pairs of one
 	// run of A and one of B), "blocked" (every run of one side started
@@ -150,9 +146,9 @@ func (r *Report) latency(runsA, runsB []Run, in Input, paired bool) {
 	r.Notes = append(r.Notes, "latency rows take the run as the unit (requests of one run share its state and are not independent): "+
 		"each run's statistic (its summary's mean, p50 … p99; for ITL, of all the run's gaps) is one value, and a and b are the means of those values")
 	for ki, k := range latencyKinds {
-		has := func(res *benchmark.Result) bool { return k.dist(&res.Summary).Count > 0 }
+		has := func(res *result.Result) bool { return k.dist(&res.Summary).Count > 0 }
 		for si, ls := range latencyStats {
-			get := func(res *benchmark.Result) float64 { return ls.get(k.dist(&res.Summary)) }
+			get := func(res *result.Result) float64 { return ls.get(k.dist(&res.Summary)) }
 			va, vb := perRunValues(runsA, runsB, get, has, paired)
 			if len(va.vals) == 0 || len(vb.vals) == 0 {
 				continue
@@ -194,12 +190,13 @@ func recordsOfRuns(runs []Run, files []Records) []int {
 	return out
 }
 
-// throughput compares the per-run throughput figures.
+// throughput compares the per-run throughput figures, then the energy
+// figures (energy.go) the same way.
 func (r *Report) throughput(runsA, runsB []Run, in Input, paired bool) {
-	for ti, t := range throughputMetrics {
+	for ti, t := range append(slices.Clone(throughputMetrics), energyMetrics...) {
 		ok := t.ok
 		if ok == nil {
-			ok = func(*benchmark.Result) bool { return true }
+			ok = func(*result.Result) bool { return true }
 		}
 		va, vb := perRunValues(runsA, runsB, t.get, ok, paired)
 		if len(va.vals) == 0 || len(vb.vals) == 0 {
@@ -218,7 +215,7 @@ type sideRuns struct {
 
 // perRunValues returns the figure get of every run where ok holds; when
 // paired (runs in pair order) only pairs where it holds on both sides.
-func perRunValues(runsA, runsB []Run, get func(*benchmark.Result) float64, ok func(*benchmark.Result) bool, paired bool) (va, vb sideRuns) {
+func perRunValues(runsA, runsB []Run, get func(*result.Result) float64, ok func(*result.Result) bool, paired bool) (va, vb sideRuns) {
 	add := func(s *sideRuns, run Run) {
 		s.vals, s.starts = append(s.vals, get(run.Result)), append(s.starts, run.Result.StartedAt)
 	}
@@ -248,7 +245,7 @@ func perRunValues(runsA, runsB []Run, get func(*benchmark.Result) float64, ok fu
 // than two runs on a side no test runs (method "none"), there is no
 // interval and the verdict is NeedsMoreRuns.
 func runMetric(name, unit string, va, vb sideRuns, lowerBetter bool, o stats.RunOptions) Metric {
-	m := Metric{Name: name, Unit: unit, Verdict: "~", NA: len(va.vals), NB: len(vb.vals), Method: "none", runsA: va, runsB: vb}
+	m := Metric{Name: name, Unit: unit, Verdict: VerdictSame, NA: len(va.vals), NB: len(vb.vals), Method: "none", runsA: va, runsB: vb}
 	m.A, m.SDA = stats.MeanSD(va.vals)
 	m.B, m.SDB = stats.MeanSD(vb.vals)
 	m.DeltaPct = deltaPct(m.A, m.B)
@@ -276,13 +273,13 @@ func setVerdict(m *Metric, ev *stats.Evidence, v stats.Verdict, lowerBetter bool
 	switch v.Call {
 	case stats.Higher, stats.Lower:
 		if (v.Call == stats.Lower) == lowerBetter {
-			m.Verdict = "b"
+			m.Verdict = VerdictB
 		} else {
-			m.Verdict = "a"
+			m.Verdict = VerdictA
 		}
 	case stats.NeedsMoreRuns:
 		m.Verdict = NeedsMoreRuns
 	default:
-		m.Verdict = "~"
+		m.Verdict = VerdictSame
 	}
 }

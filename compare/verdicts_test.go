@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/servecmp/servecmp/internal/stats"
 )
 
 // levelSide builds one side's runs with per-run levels: run i has TTFT
@@ -77,17 +75,13 @@ func TestIssue12Throughput(t *testing.T) {
 
 // TestIssue12LatencySpread: the latency levels of the runs differ 2x (A 400,
 // 800, 548 ms TTFT; B 10–17% above A's run of the same index), as in issue
-// 12. Pooling the requests of all runs, the rank test claims p < 0.0001;
-// the run-aware verdicts call no latency row significant.
+// 12. Pooling the requests of all runs, a rank test claims p < 0.0001 on
+// such data (internal/stats/issue12_test.go shows it); the run-aware
+// verdicts call no latency row significant.
 func TestIssue12LatencySpread(t *testing.T) {
 	tput := []float64{1000, 1000, 1000}
 	a, ra := levelSide("a", 1, []float64{400, 800, 548}, []float64{20, 40, 27}, tput)
 	b, rb := levelSide("b", 11, []float64{468, 880, 636}, []float64{23, 44, 31}, tput)
-	pa, _ := pooled(ra)
-	pb, _ := pooled(rb)
-	if mwu, err := stats.MannWhitneyU(flat(pa["ttft_ms"]), flat(pb["ttft_ms"])); err != nil || !(mwu.P < 1e-4) {
-		t.Fatalf("pooled rank test p = %v (%v); the fixture should reproduce p < 0.0001", mwu.P, err)
-	}
 	rep, err := New(Input{A: a, B: b, RecordsA: ra, RecordsB: rb, Resamples: 300})
 	if err != nil {
 		t.Fatal(err)

@@ -3,10 +3,11 @@ package experiment
 import (
 	"errors"
 	"io"
+	"path/filepath"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/compare"
 )
 
@@ -14,6 +15,7 @@ import (
 const (
 	ReportJSON   = "report.json"
 	ReportText   = "report.txt"
+	ReportHTML   = "report.html"
 	Workbook     = "review.xlsx"
 	PlotsDir     = "plots"
 	LogsDir      = "logs"
@@ -34,12 +36,25 @@ type RunOptions struct {
 	Force bool
 	// Version and Commit are servecmp's, recorded in every manifest.
 	Version, Commit string
-	// Report writes the readings for people (report.txt, the workbook,
-	// plots/) into the output directory; Run itself writes report.json.
-	// Nil writes report.json only. slo is the experiment's.
-	Report func(dir string, rep *compare.Report, slo benchmark.SLO) error
+	// Report writes the readings for people (report.txt, report.html, the
+	// workbook, plots/) to the paths it is given, in the output
+	// directory; Run itself writes report.json. Nil writes report.json
+	// only. slo is the experiment's.
+	Report func(paths ReportPaths, rep *compare.Report, slo result.SLO) error
 	// Poll is the launcher's gap between readiness probes (0: its default).
 	Poll time.Duration
+}
+
+// ReportPaths are where the report step's readings for people go: the
+// text report, the HTML page, the workbook and the plot directory.
+type ReportPaths struct {
+	Text, HTML, Workbook, Plots string
+}
+
+// reportPaths are the report's paths in the output directory dir.
+func reportPaths(dir string) ReportPaths {
+	return ReportPaths{Text: filepath.Join(dir, ReportText), HTML: filepath.Join(dir, ReportHTML),
+		Workbook: filepath.Join(dir, Workbook), Plots: filepath.Join(dir, PlotsDir)}
 }
 
 // Outcome is what a Run did.
@@ -49,8 +64,8 @@ type Outcome struct {
 	// Kept lists the steps done by an earlier run and kept (their keys
 	// unchanged); Ran those this run did, in order.
 	Kept, Ran []string
-	Check     *check.Report   // nil when no check result exists
-	Report    *compare.Report // nil when the run stopped before the report
+	Check     *checkreport.Report // nil when no check result exists
+	Report    *compare.Report     // nil when the run stopped before the report
 }
 
 // ErrInterrupted is wrapped by the error of a run cut short by its

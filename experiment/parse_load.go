@@ -6,7 +6,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // loadValue checks one offered load: concurrency is a whole number >= 1,
@@ -59,12 +59,37 @@ func (p *parser) runs(n *yaml.Node) Runs {
 		"order":              func(v *yaml.Node) { r.Order = p.choice(v, "runs.order", OrderInterleaved, OrderBlocked) },
 		"warmup":             func(v *yaml.Node) { r.Warmup = p.integer(v, "runs.warmup", 0) },
 		"reset_prefix_cache": func(v *yaml.Node) { r.ResetPrefixCache = p.boolean(v, "runs.reset_prefix_cache") },
+		"shards":             func(v *yaml.Node) { r.Shards = p.integer(v, "runs.shards", 1) },
 	})
 	if deref(n).Kind == yaml.MappingNode {
-		r.Kind = p.oneOf(n, "runs", seen, LoadConcurrency, LoadRate)
+		if seen[LoadConcurrency] == nil && seen[LoadRate] == nil {
+			p.noLoad = n // a trace workload's own schedule, or an error (traceRuns)
+		} else {
+			r.Kind = p.oneOf(n, "runs", seen, LoadConcurrency, LoadRate)
+		}
+	}
+	if r.Shards == 1 {
+		r.Shards = 0 // one process, as without the key
+	}
+	if v := seen["shards"]; v != nil && r.Shards > 1 {
+		p.shardLoad(v, &r)
 	}
 	return r
 }
+
+// shardLoad checks that the runs' total load divides among their shards:
+// a concurrency must be a multiple of the shard count.
+func (p *parser) shardLoad(n *yaml.Node, r *Runs) {
+	switch {
+	case r.Shards > MaxRunShards:
+		p.errorf(n, "runs.shards: at most %d local processes", MaxRunShards)
+	case r.Kind == LoadConcurrency && int(r.Value)%r.Shards != 0:
+		p.errorf(n, "runs.shards: concurrency %g is not a multiple of %d shards (each shard keeps concurrency/shards in flight)", r.Value, r.Shards)
+	}
+}
+
+// MaxRunShards bounds runs.shards: local processes on one host.
+const MaxRunShards = 256
 
 // profile reads the profile request: after, then for or steps, and the
 // activities.
@@ -94,8 +119,8 @@ func (p *parser) profile(n *yaml.Node) *Profile {
 
 // slo reads metric → threshold(s): "p99<=500" (a distribution form) or
 // "<=500" (per request), or a list of them.
-func (p *parser) slo(n *yaml.Node) benchmark.SLO {
-	var out benchmark.SLO
+func (p *parser) slo(n *yaml.Node) result.SLO {
+	var out result.SLO
 	if n.Kind != yaml.MappingNode {
 		p.errorf(n, "slo: want a mapping (metric: threshold), got %s", describe(n))
 		return nil
@@ -113,7 +138,7 @@ func (p *parser) slo(n *yaml.Node) benchmark.SLO {
 			if strings.HasPrefix(spec, "<") {
 				term = metric + spec
 			}
-			t, err := benchmark.ParseThreshold(term)
+			t, err := result.ParseThreshold(term)
 			if err != nil {
 				p.errorf(x, "slo.%s: %v", metric, err)
 				return

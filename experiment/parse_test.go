@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -9,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 )
 
-func mustSLO(t *testing.T, s string) benchmark.SLO {
+func mustSLO(t *testing.T, s string) result.SLO {
 	t.Helper()
-	slo, err := benchmark.ParseSLO(s)
+	slo, err := result.ParseSLO(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func TestIssueExample(t *testing.T) {
 		}},
 		Workload: Workload{Random: &Random{Num: 64, InputLen: "128", OutputLen: "32", Seed: 1, Vocab: 32000, Burstiness: 1,
 			FixedLength: true, RequestSeeds: true}},
-		Check: Check{Requests: 8, OnMismatch: OnMismatchStop},
+		Check: Preflight{Requests: 8, OnMismatch: OnMismatchStop},
 		Sweep: &Sweep{Kind: LoadConcurrency, Values: []float64{1, 4, 16}},
 		Runs:  Runs{Count: 3, Kind: LoadConcurrency, Value: 16, Order: OrderInterleaved},
 		SLO:   mustSLO(t, "ttft_ms:p99<=500,tpot_ms:p99<=50"),
@@ -111,7 +112,7 @@ func TestFullGrammar(t *testing.T) {
 	}{
 		{"intentional", e.Intentional, []string{"engine", "kv_precision"}},
 		{"workload", e.Workload, Workload{File: filepath.Join("testdata", "workload.jsonl")}},
-		{"check", e.Check, Check{Requests: 4, OnMismatch: OnMismatchContinue}},
+		{"check", e.Check, Preflight{Requests: 4, OnMismatch: OnMismatchContinue}},
 		{"sweep", *e.Sweep, Sweep{Kind: LoadRate, Values: []float64{0.5, 1, 2.5}, Warmup: 2, ResetPrefixCache: true}},
 		{"runs", e.Runs, Runs{Count: 5, Kind: LoadRate, Value: 2, Order: OrderBlocked, Warmup: 4, ResetPrefixCache: true}},
 		{"profile", *e.Profile, Profile{After: 10 * time.Second, Steps: 50, Activities: []string{"CUDA_PROFILER"}}},
@@ -132,7 +133,7 @@ func TestFullGrammar(t *testing.T) {
 // TestContractFieldsAreManifestKeys keeps the grammar's contract fields in
 // step with the manifest that benchmark writes.
 func TestContractFieldsAreManifestKeys(t *testing.T) {
-	keys := benchmark.ManifestKeys()
+	keys := result.ManifestKeys()
 	for _, k := range ContractFields {
 		if !slices.Contains(keys, k) {
 			t.Errorf("contract field %q is not a manifest key", k)
@@ -208,6 +209,12 @@ func TestParseErrors(t *testing.T) {
 			[]string{`x.yaml:1: a: want a mapping (key: value), got "vllm"`}},
 		{"intentional", base + "intentional: [engine, engine, 'a b']\n",
 			[]string{`x.yaml:5: intentional: "engine" given twice`, `x.yaml:5: intentional[2]: "a b" is not a plain name`}},
+		{"metrics_url", strings.Replace(base, "model: m}", `model: m, metrics_url: off}`, 1),
+			[]string{`x.yaml:1: a.metrics_url: want an http:// or https:// URL, got "off"`}},
+		{"prompt without tokenizer", strings.Replace(base, "num: 4, ", "num: 4, prompt: text, ", 1),
+			[]string{`x.yaml:3: workload.random.prompt: text prompts need workload.random.tokenizer`}},
+		{"prompt form", strings.Replace(base, "num: 4, ", "num: 4, prompt: words, tokenizer: none.gguf, ", 1),
+			[]string{`x.yaml:3: workload.random.prompt: unknown value "words" (want ids or text or chat)`, `x.yaml:3: workload.random.tokenizer: none.gguf is not a readable file`}},
 		{"YAML syntax", "a: {url: x\nb: [\n", []string{`x.yaml:1: YAML: did not find expected ',' or '}'`}},
 		{"empty", "", []string{`x.yaml: empty experiment file`}},
 		{"not a mapping", "- a\n- b\n", []string{`x.yaml:1: experiment: want a mapping (key: value), got a list`}},
@@ -231,6 +238,32 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("not a *SyntaxError naming the file: %T", err)
 			}
 		})
+	}
+}
+
+// TestMetricsURLAndPromptForm: metrics_url takes a URL or none, and a
+// random workload's prompt form goes with its tokenizer, whose path is
+// resolved against the file's directory.
+func TestMetricsURLAndPromptForm(t *testing.T) {
+	dir := t.TempDir()
+	tok := filepath.Join(dir, "tok.gguf")
+	if err := os.WriteFile(tok, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(base, "model: m}", `model: m, metrics_url: none}`, 1)
+	src = strings.Replace(src, `{url: "http://127.0.0.1:8002", model: m}`, `{url: "http://127.0.0.1:8002", model: m, metrics_url: "http://127.0.0.1:9400/metrics"}`, 1)
+	src = strings.Replace(src, "num: 4, ", "num: 4, tokenizer: tok.gguf, prompt: text, ", 1)
+	e, err := Parse(filepath.Join(dir, "x.yaml"), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.A.MetricsURL != MetricsNone || e.B.MetricsURL != "http://127.0.0.1:9400/metrics" || e.Workload.Random.Tokenizer != tok || e.Workload.Random.Prompt != PromptText {
+		t.Errorf("%+v %+v %+v", e.A, e.B, e.Workload.Random)
+	}
+	ka, kb := Plan(e, "w")[0].Key, Plan(e, "w")[0].Key
+	e.A.MetricsURL = ""
+	if k := Plan(e, "w")[0].Key; k == ka || ka != kb {
+		t.Error("metrics_url does not enter the check's key")
 	}
 }
 

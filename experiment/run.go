@@ -93,7 +93,7 @@ func (r *runner) sayKept(todo []Step) {
 // removeReport deletes the outputs of an earlier report, so that a run
 // that stops before its own report leaves none that looks current.
 func (r *runner) removeReport() {
-	for _, name := range []string{ReportJSON, ReportText, Workbook, PlotsDir} {
+	for _, name := range []string{ReportJSON, ReportText, ReportHTML, Workbook, PlotsDir} {
 		_ = os.RemoveAll(filepath.Join(r.dir, name))
 	}
 }
@@ -106,6 +106,12 @@ func (r *runner) loadWorkload() error {
 		path = filepath.Join(r.dir, WorkloadFile)
 		if err := materialise(*rnd, path); err != nil {
 			return fmt.Errorf("%s: workload.random: %v", r.e.File, err)
+		}
+	}
+	if tr := r.e.Workload.Trace; tr != nil {
+		path = filepath.Join(r.dir, WorkloadFile)
+		if err := materialiseTrace(context.Background(), *tr, path); err != nil { // trace.go
+			return fmt.Errorf("%s: workload.trace: %v", r.e.File, err)
 		}
 	}
 	sha, err := HashFile(path)

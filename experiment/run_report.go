@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 
 	"github.com/servecmp/servecmp/compare"
 )
@@ -81,7 +81,7 @@ func (r *runner) report(_ string) error {
 		return err
 	}
 	if r.o.Report != nil {
-		if err := r.o.Report(r.dir, rep, r.e.SLO); err != nil {
+		if err := r.o.Report(reportPaths(r.dir), rep, r.e.SLO); err != nil {
 			return fmt.Errorf("report: %v", err)
 		}
 	}
@@ -98,7 +98,7 @@ func (r *runner) applySLO(in compare.Input) error {
 		if err != nil {
 			return err
 		}
-		benchmark.ApplySLO(run.Result, recs.Records, r.e.SLO)
+		result.ApplySLO(run.Result, recs.Records, r.e.SLO)
 	}
 	return nil
 }

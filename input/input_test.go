@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/event"
+	"github.com/servecmp/servecmp/internal/testkit/nsystest"
 	"github.com/servecmp/servecmp/nsys"
-	"github.com/servecmp/servecmp/nsys/nsystest"
 )
 
 func export(t testing.TB) string {

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/servecmp/servecmp/event"
-	"github.com/servecmp/servecmp/nsys/nsystest"
+	"github.com/servecmp/servecmp/internal/testkit/nsystest"
 )
 
 // walExport returns an export in WAL mode whose last committed kernel

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/servecmp/servecmp/event"
-	"github.com/servecmp/servecmp/nsys/nsystest"
+	"github.com/servecmp/servecmp/internal/testkit/nsystest"
 )
 
 // tamper runs SQL statements on the export at path, to write what no

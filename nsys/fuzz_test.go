@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/servecmp/servecmp/event"
-	"github.com/servecmp/servecmp/nsys/nsystest"
+	"github.com/servecmp/servecmp/internal/testkit/nsystest"
 )
 
 // fuzzBytes hands out the fuzzer's bytes as choices; it gives zeros
@@ -134,6 +134,9 @@ func checkFuzzRead(t *testing.T, path string) {
 	}
 	if len(fast.Ranks) != len(slow.Ranks) || strings.Join(fast.Warnings, "|") != strings.Join(slow.Warnings, "|") {
 		t.Fatalf("paths differ: %d/%d ranks, warnings\n%q\n%q", len(fast.Ranks), len(slow.Ranks), fast.Warnings, slow.Warnings)
+	}
+	if a, b := dump(fast), dump(slow); a != b {
+		t.Fatalf("paths differ:\n%s", firstDiff(a, b))
 	}
 	for i, r := range fast.Ranks {
 		if r.Device < 0 || len(r.Work) != len(slow.Ranks[i].Work) {

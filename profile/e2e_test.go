@@ -15,6 +15,7 @@ import (
 
 	"github.com/servecmp/servecmp/analysis"
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/profile"
 	"github.com/servecmp/servecmp/rules"
@@ -84,7 +85,7 @@ func TestEndToEnd(t *testing.T) {
 			traces := filepath.Join(dir, "traces")
 			srv := simServer(t, engine, traces)
 			cfg := benchmark.Config{URL: srv.URL, Workload: simWorkload(2000, 32, 64),
-				Load: benchmark.LoadPolicy{Mode: benchmark.ModeConcurrency, Concurrency: 16, Warmup: 16}}
+				Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 16, Warmup: 16}}
 			res, err := profile.Run(context.Background(), cfg, profile.Options{After: 500 * time.Millisecond, For: 2 * time.Second, TraceDir: traces})
 			if err != nil {
 				t.Fatal(err)

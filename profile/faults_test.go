@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/profile"
 	"github.com/servecmp/servecmp/servesim"
 )
@@ -64,8 +65,8 @@ func TestFaults(t *testing.T) {
 			url := faultServer(t, tt.start, tt.stop)
 			var n atomic.Int64
 			cfg := benchmark.Config{URL: url, Workload: simWorkload(400, 8, 16),
-				Load:     benchmark.LoadPolicy{Mode: benchmark.ModeConcurrency, Concurrency: 4},
-				OnRecord: func(*benchmark.Record) error { n.Add(1); return nil }}
+				Load:     result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 4},
+				OnRecord: func(*result.Record) error { n.Add(1); return nil }}
 			o := profile.Options{After: 50 * time.Millisecond, For: 100 * time.Millisecond, StopTimeout: 200 * time.Millisecond}
 			if tt.traceDir != nil {
 				o.TraceDir = tt.traceDir(t.TempDir())
@@ -103,7 +104,7 @@ func TestRefusesEngineWithoutProfiler(t *testing.T) {
 		sim.ServeHTTP(w, r)
 	}))
 	defer srv.Close()
-	cfg := benchmark.Config{URL: srv.URL, Engine: "tgi", Workload: simWorkload(4, 8, 4), Load: benchmark.LoadPolicy{Mode: benchmark.ModeConcurrency, Concurrency: 1}}
+	cfg := benchmark.Config{URL: srv.URL, Engine: "tgi", Workload: simWorkload(4, 8, 4), Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 1}}
 	res, err := profile.Run(context.Background(), cfg, profile.Options{})
 	if err == nil || res != nil || !strings.Contains(err.Error(), "no profiler API") {
 		t.Fatalf("result %v, error %v: want a refusal", res, err)
@@ -119,7 +120,7 @@ func TestProfileSteps(t *testing.T) {
 	traces := filepath.Join(t.TempDir(), "traces")
 	srv := simServer(t, "sglang", t.TempDir())
 	cfg := benchmark.Config{URL: srv.URL, Workload: simWorkload(400, 8, 16),
-		Load: benchmark.LoadPolicy{Mode: benchmark.ModeConcurrency, Concurrency: 4}}
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 4}}
 	res, err := profile.Run(context.Background(), cfg, profile.Options{After: 50 * time.Millisecond, For: 300 * time.Millisecond, Steps: 5, TraceDir: traces})
 	if err != nil {
 		t.Fatal(err)

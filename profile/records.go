@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
@@ -19,7 +20,7 @@ func RunRecorded(ctx context.Context, cfg benchmark.Config, o Options, records s
 		return res, runErr, nil
 	}
 	recErr = atomicfile.WriteFunc(records, func(w io.Writer) error {
-		cfg.OnRecord = benchmark.NewRecordWriter(w).Write
+		cfg.OnRecord = result.NewRecordWriter(w).Write
 		if res, runErr = Run(ctx, cfg, o); res == nil {
 			return runErr // no run: no records file
 		}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/infile"
 )
@@ -15,7 +15,7 @@ import (
 // profile block added (the JSON object holds every benchmark field plus
 // "profile"), so that every reader of benchmark results reads it too.
 type Result struct {
-	*benchmark.Result
+	*result.Result
 	Profile *Block `json:"profile"`
 }
 
@@ -86,12 +86,12 @@ var ErrNoWindow = errors.New("no profile window")
 
 // WindowWork counts the work completed in the window (from, to], seconds on
 // the run's clock, from the measured records.
-func WindowWork(recs []benchmark.Record, from, to float64) Work {
+func WindowWork(recs []result.Record, from, to float64) Work {
 	var w Work
 	in := func(t float64) bool { return t > from && t <= to }
 	for i := range recs {
 		r := &recs[i]
-		if !r.OK && r.ErrorClass != benchmark.ClassCancelled {
+		if !r.OK && r.ErrorClass != result.ClassCancelled {
 			continue // a failed request's partial output never counts
 		}
 		if r.OK && in(r.SentS+r.DoneMs/1000) {

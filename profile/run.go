@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/client"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // Defaults of Options.
@@ -42,7 +44,7 @@ type Options struct {
 
 func (o *Options) defaults() error {
 	if o.After < 0 || o.For < 0 || o.Steps < 0 || o.StopTimeout < 0 {
-		return errors.New("--profile-after, --profile-for, --profile-steps and --profile-stop-timeout must not be negative")
+		return errors.New("the profile window's start, length, steps and stop timeout must not be negative")
 	}
 	o.After = cmp.Or(o.After, DefaultSettle)
 	o.For = cmp.Or(o.For, DefaultFor)
@@ -51,6 +53,23 @@ func (o *Options) defaults() error {
 		o.HTTP = &http.Client{}
 	}
 	return nil
+}
+
+// Validate checks a profile run before any request, filling defaults:
+// the window's settings, one load (a sweep does not apply), the server
+// URL its profiler calls need, then the benchmark configuration
+// (benchmark.Config.Validate). Run calls it first.
+func Validate(cfg *benchmark.Config, o *Options) error {
+	if err := o.defaults(); err != nil {
+		return err
+	}
+	if cfg.SweepKind != "" {
+		return errors.New("profile captures one load: a sweep does not apply")
+	}
+	if cfg.URL == "" {
+		return errors.New("profile needs the server URL for its profiler calls")
+	}
+	return cfg.Validate()
 }
 
 // Run checks that the engine has a profiler API (before any request),
@@ -62,14 +81,8 @@ func (o *Options) defaults() error {
 // wrapping ErrNoWindow. Other errors are benchmark.Run's (no result) or
 // an engine without a profiler API.
 func Run(ctx context.Context, cfg benchmark.Config, o Options) (*Result, error) {
-	if err := o.defaults(); err != nil {
-		return nil, &benchmark.ConfigError{Err: err}
-	}
-	if cfg.SweepKind != "" {
-		return nil, &benchmark.ConfigError{Err: errors.New("profile captures one load: --sweep-concurrency and --sweep-rate do not apply")}
-	}
-	if cfg.URL == "" {
-		return nil, &benchmark.ConfigError{Err: errors.New("profile needs the server URL for its profiler calls")}
+	if err := Validate(&cfg, &o); err != nil {
+		return nil, err
 	}
 	api, err := detect(ctx, &cfg)
 	if err != nil {
@@ -77,10 +90,10 @@ func Run(ctx context.Context, cfg benchmark.Config, o Options) (*Result, error) 
 	}
 	w := &window{o: o, api: api, base: cfg.URL, key: cfg.APIKey, release: make(chan struct{}), runDone: make(chan struct{})}
 	before := listDir(o.TraceDir)
-	var recs []benchmark.Record
+	var recs []result.Record
 	var mu sync.Mutex
 	user := cfg.OnRecord
-	cfg.OnRecord = func(r *benchmark.Record) error {
+	cfg.OnRecord = func(r *result.Record) error {
 		mu.Lock()
 		recs = append(recs, *r)
 		mu.Unlock()
@@ -111,7 +124,7 @@ func Run(ctx context.Context, cfg benchmark.Config, o Options) (*Result, error) 
 func detect(ctx context.Context, cfg *benchmark.Config) (string, error) {
 	c := cfg.Client
 	if c == nil {
-		c = benchmark.NewClient(benchmark.ClientOptions{BaseURL: cfg.URL, APIKey: cfg.APIKey})
+		c = client.New(client.Options{BaseURL: cfg.URL, APIKey: cfg.APIKey})
 		defer c.Close()
 	}
 	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -179,7 +192,7 @@ func (w *window) wait(ctx context.Context, t time.Time) bool {
 
 // finish fills the window's work and the trace files, and adds the
 // warnings to the result.
-func (w *window) finish(out *Result, recs []benchmark.Record, before map[string]time.Time) {
+func (w *window) finish(out *Result, recs []result.Record, before map[string]time.Time) {
 	b := out.Profile
 	if b.API == "" { // the measured phase never started
 		b.API = w.api

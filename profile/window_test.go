@@ -3,7 +3,7 @@ package profile
 import (
 	"testing"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // TestWindowWork checks the rule on records straddling the edges
@@ -11,8 +11,8 @@ import (
 // succeeded; output tokens by arrival; input tokens when the first token
 // arrived inside.
 func TestWindowWork(t *testing.T) {
-	rec := func(ok bool, class string, sent float64, prompt int, chunksMs []float64, toks []int) benchmark.Record {
-		r := benchmark.Record{ID: "x", OK: ok, ErrorClass: class, SentS: sent, PromptTokens: prompt, ChunkTimesMs: chunksMs, ChunkTokens: toks}
+	rec := func(ok bool, class string, sent float64, prompt int, chunksMs []float64, toks []int) result.Record {
+		r := result.Record{ID: "x", OK: ok, ErrorClass: class, SentS: sent, PromptTokens: prompt, ChunkTimesMs: chunksMs, ChunkTokens: toks}
 		if len(chunksMs) > 0 {
 			r.TTFTMs, r.DoneMs = chunksMs[0], chunksMs[len(chunksMs)-1]
 		}
@@ -20,7 +20,7 @@ func TestWindowWork(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		r    benchmark.Record
+		r    result.Record
 		want Work
 	}{
 		{"inside", rec(true, "", 1.1, 10, []float64{100, 200, 300}, []int{1, 1, 2}), Work{1, 10, 4}},
@@ -30,14 +30,14 @@ func TestWindowWork(t *testing.T) {
 		{"before", rec(true, "", 0.1, 10, []float64{100, 200}, []int{1, 1}), Work{}},
 		{"at the start edge", rec(true, "", 0.9, 10, []float64{100, 200}, []int{1, 1}), Work{1, 0, 1}},
 		{"at the end edge", rec(true, "", 1.9, 10, []float64{100, 200}, []int{1, 1}), Work{0, 10, 1}},
-		{"cancelled", rec(false, benchmark.ClassCancelled, 1.1, 10, []float64{100, 200}, []int{1, 1}), Work{0, 10, 2}},
-		{"failed", rec(false, benchmark.ClassServerError, 1.1, 10, []float64{100, 200}, []int{1, 1}), Work{}},
+		{"cancelled", rec(false, result.ClassCancelled, 1.1, 10, []float64{100, 200}, []int{1, 1}), Work{0, 10, 2}},
+		{"failed", rec(false, result.ClassServerError, 1.1, 10, []float64{100, 200}, []int{1, 1}), Work{}},
 	}
-	var all []benchmark.Record
+	var all []result.Record
 	var sum Work
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := WindowWork([]benchmark.Record{tt.r}, 1, 2); got != tt.want {
+			if got := WindowWork([]result.Record{tt.r}, 1, 2); got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})

@@ -1,16 +1,9 @@
 package servermetrics
 
-import "strings"
+import (
+	"strings"
 
-// Kind tells how a metric's samples are summarised over the window.
-type Kind string
-
-const (
-	// Gauge: peak and mean of the samples inside the window.
-	Gauge Kind = "gauge"
-	// Counter: peak (the largest cumulative value seen) and the increase
-	// within the window, with counter resets handled.
-	Counter Kind = "counter"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // How one metric is combined over its label sets (engine ranks, models,
@@ -32,7 +25,7 @@ type source struct {
 // priority order: the first family present in a scrape is used.
 type spec struct {
 	Name    string
-	Kind    Kind
+	Kind    result.MetricKind
 	Unit    string
 	combine combine
 	sources []source
@@ -45,43 +38,43 @@ const mib = 1 << 20
 // Python and Go clients write in the text format; the name without the
 // suffix is tried as well (see lookup).
 var specs = []spec{
-	{Name: "kv_cache_usage", Kind: Gauge, Unit: "fraction", combine: maxLabels, sources: []source{
+	{Name: "kv_cache_usage", Kind: result.Gauge, Unit: "fraction", combine: maxLabels, sources: []source{
 		{name: "vllm:kv_cache_usage_perc"},
 		{name: "vllm:gpu_cache_usage_perc"},
 		{name: "sglang:token_usage"},
 		{name: "trtllm_kv_cache_utilization"},   // TensorRT-LLM /prometheus/metrics
 		{name: "llamacpp:kv_cache_usage_ratio"}, // llama.cpp builds that export it
 	}},
-	{Name: "requests_running", Kind: Gauge, Unit: "requests", combine: sumLabels, sources: []source{
+	{Name: "requests_running", Kind: result.Gauge, Unit: "requests", combine: sumLabels, sources: []source{
 		{name: "vllm:num_requests_running"},
 		{name: "sglang:num_running_reqs"},
 		{name: "tgi_batch_current_size"},
 		{name: "llamacpp:requests_processing"},
 	}},
-	{Name: "requests_waiting", Kind: Gauge, Unit: "requests", combine: sumLabels, sources: []source{
+	{Name: "requests_waiting", Kind: result.Gauge, Unit: "requests", combine: sumLabels, sources: []source{
 		{name: "vllm:num_requests_waiting"},
 		{name: "sglang:num_queue_reqs"},
 		{name: "tgi_queue_size"},
 		{name: "llamacpp:requests_deferred"}, // waiting for a free slot
 	}},
-	{Name: "preemptions", Kind: Counter, Unit: "preemptions", combine: sumLabels, sources: []source{
+	{Name: "preemptions", Kind: result.Counter, Unit: "preemptions", combine: sumLabels, sources: []source{
 		{name: "vllm:num_preemptions_total"},
 		{name: "sglang:num_retracted_requests_total"},
 		{name: "sglang:num_retracted_reqs_total"},
 	}},
-	{Name: "prefix_cache_hits", Kind: Counter, Unit: "tokens", combine: sumLabels, sources: []source{
+	{Name: "prefix_cache_hits", Kind: result.Counter, Unit: "tokens", combine: sumLabels, sources: []source{
 		{name: "vllm:prefix_cache_hits_total"},
 		{name: "vllm:gpu_prefix_cache_hits_total"},
 		{name: "sglang:cached_tokens_total"},
 	}},
-	{Name: "prefix_cache_queries", Kind: Counter, Unit: "tokens", combine: sumLabels, sources: []source{
+	{Name: "prefix_cache_queries", Kind: result.Counter, Unit: "tokens", combine: sumLabels, sources: []source{
 		{name: "vllm:prefix_cache_queries_total"},
 		{name: "vllm:gpu_prefix_cache_queries_total"},
 	}},
-	{Name: "prefix_cache_hit_rate", Kind: Gauge, Unit: "fraction", combine: maxLabels, sources: []source{
+	{Name: "prefix_cache_hit_rate", Kind: result.Gauge, Unit: "fraction", combine: maxLabels, sources: []source{
 		{name: "sglang:cache_hit_rate"},
 	}},
-	{Name: "prompt_tokens", Kind: Counter, Unit: "tokens", combine: sumLabels, sources: []source{
+	{Name: "prompt_tokens", Kind: result.Counter, Unit: "tokens", combine: sumLabels, sources: []source{
 		{name: "vllm:prompt_tokens_total"},
 		{name: "sglang:prompt_tokens_total"},
 		{name: "tgi_request_input_length"}, // histogram: its _sum
@@ -89,16 +82,16 @@ var specs = []spec{
 		// from its prompt cache are not in it.
 		{name: "llamacpp:prompt_tokens_total"},
 	}},
-	{Name: "generation_tokens", Kind: Counter, Unit: "tokens", combine: sumLabels, sources: []source{
+	{Name: "generation_tokens", Kind: result.Counter, Unit: "tokens", combine: sumLabels, sources: []source{
 		{name: "vllm:generation_tokens_total"},
 		{name: "sglang:generation_tokens_total"},
 		{name: "tgi_request_generated_tokens"}, // histogram: its _sum
 		{name: "llamacpp:tokens_predicted_total"},
 	}},
-	{Name: "decode_calls", Kind: Counter, Unit: "calls", combine: sumLabels, sources: []source{
+	{Name: "decode_calls", Kind: result.Counter, Unit: "calls", combine: sumLabels, sources: []source{
 		{name: "llamacpp:n_decode_total"}, // llama_decode() calls: batches run
 	}},
-	{Name: "gpu_memory_used", Kind: Gauge, Unit: "bytes", combine: sumLabels, sources: []source{
+	{Name: "gpu_memory_used", Kind: result.Gauge, Unit: "bytes", combine: sumLabels, sources: []source{
 		{name: "DCGM_FI_DEV_FB_USED", scale: mib}, // dcgm-exporter, MiB per GPU
 	}},
 }

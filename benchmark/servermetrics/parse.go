@@ -22,7 +22,7 @@
 //     their sample sum, which is a counter.
 //   - NaN and infinite values are dropped, so every number is valid JSON.
 //
-// A missing endpoint or a failed scrape is a warning in the Result, never
+// A missing endpoint or a failed scrape is a warning in the result, never
 // an error: server metrics are context, not the measurement.
 package servermetrics
 
@@ -30,21 +30,22 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // Reading is one canonical metric's value in one scrape.
 type Reading struct {
-	Name         string  `json:"name"`          // canonical name, e.g. "kv_cache_usage"
-	EngineMetric string  `json:"engine_metric"` // family it came from, e.g. "vllm:kv_cache_usage_perc"
-	Kind         Kind    `json:"kind"`
-	Unit         string  `json:"unit"`
-	Value        float64 `json:"value"`
+	Name         string            `json:"name"`          // canonical name, e.g. "kv_cache_usage"
+	EngineMetric string            `json:"engine_metric"` // family it came from, e.g. "vllm:kv_cache_usage_perc"
+	Kind         result.MetricKind `json:"kind"`
+	Unit         string            `json:"unit"`
+	Value        float64           `json:"value"`
 }
 
 // Snapshot is the result of parsing one /metrics page.
@@ -54,18 +55,6 @@ type Snapshot struct {
 	Readings []Reading `json:"readings"`
 	// Families is the number of metric families on the page, known or not.
 	Families int `json:"families"`
-}
-
-// Engine names the engine whose metrics the snapshot holds ("vllm",
-// "sglang", "tgi", "trtllm", "dcgm"; several joined by "+"), or "".
-func (s Snapshot) Engine() string {
-	var names []string
-	for _, r := range s.Readings {
-		if e := engineOf(r.EngineMetric); e != "" && !slices.Contains(names, e) {
-			names = append(names, e)
-		}
-	}
-	return strings.Join(names, "+")
 }
 
 // Parse reads one page in the Prometheus text exposition format and
@@ -94,7 +83,7 @@ func lookup(sp *spec, fams map[string]*dto.MetricFamily) (Reading, bool) {
 		names := []string{src.name}
 		if base, ok := strings.CutSuffix(src.name, "_total"); ok {
 			names = append(names, base)
-		} else if sp.Kind == Counter {
+		} else if sp.Kind == result.Counter {
 			names = append(names, src.name+"_total")
 		}
 		for _, n := range names {

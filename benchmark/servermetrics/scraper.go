@@ -3,7 +3,6 @@ package servermetrics
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/redact"
 )
 
@@ -21,59 +21,11 @@ const DefaultInterval = 500 * time.Millisecond
 // maxBody bounds one /metrics page.
 const maxBody = 64 << 20
 
-// Sample is one point of a series: [seconds from run start, value]. It
-// encodes as a two-element JSON array.
-type Sample [2]float64
-
-// Metric is one canonical metric's series and its summary over the
-// measurement window.
-type Metric struct {
-	Name         string `json:"name"`
-	EngineMetric string `json:"engine_metric"`
-	Kind         Kind   `json:"kind"`
-	Unit         string `json:"unit"`
-	// WindowSamples counts samples with WindowStartS <= t <= WindowEndS.
-	WindowSamples int `json:"window_samples"`
-	// Peak is the largest sample inside the window (for a counter, its
-	// cumulative value at the end); nil when the window holds no sample.
-	Peak *float64 `json:"peak"`
-	// Mean is the plain mean of the gauge's samples inside the window
-	// (samples are evenly spaced in time). Gauges only.
-	Mean *float64 `json:"mean,omitempty"`
-	// Increase is how much a counter grew over the window: from the last
-	// sample at or before the window start (or the first sample inside it
-	// when there is none) to the first sample at or after the window end
-	// (or the last sample inside it when there is none); a drop is taken
-	// as a counter reset. Counters only.
-	Increase *float64 `json:"increase,omitempty"`
-	// RatePerS is Increase divided by the time between those two samples.
-	RatePerS *float64 `json:"rate_per_s,omitempty"`
-	// Samples is the whole series, warmup and drain included.
-	Samples []Sample `json:"samples"`
-}
-
-// Result is what a scraper recorded, summarised over one window.
-type Result struct {
-	URL          string  `json:"url"`
-	Engine       string  `json:"engine,omitempty"`
-	IntervalS    float64 `json:"interval_s"`
-	WindowStartS float64 `json:"window_start_s"`
-	WindowEndS   float64 `json:"window_end_s"`
-	Scrapes      int     `json:"scrapes"`       // successful scrapes
-	ScrapeErrors int     `json:"scrape_errors"` // failed scrapes
-	// PrefixCacheHitRate is prefix_cache_hits.increase /
-	// prefix_cache_queries.increase over the window, when both counters
-	// are exposed and queries grew.
-	PrefixCacheHitRate *float64 `json:"prefix_cache_hit_rate,omitempty"`
-	Metrics            []Metric `json:"metrics"`
-	Warnings           []string `json:"warnings,omitempty"`
-}
-
 type series struct {
 	engineMetric string
-	kind         Kind
+	kind         result.MetricKind
 	unit         string
-	samples      []Sample
+	samples      []result.ServerSample
 }
 
 // Scraper polls one /metrics URL. Create it with NewScraper, optionally
@@ -105,14 +57,14 @@ type Scraper struct {
 func (s *Scraper) FirstScrape() <-chan struct{} { return s.first }
 
 // NewScraper returns a scraper for url polling every interval
-// (DefaultInterval when zero or negative). c nil means a client with a
-// 5 s timeout.
+// (DefaultInterval when zero or negative). c nil means the scrape
+// policy's client (promscrape.NewClient) with a 5 s timeout.
 func NewScraper(url string, every time.Duration, c *http.Client) *Scraper {
 	if every <= 0 {
 		every = DefaultInterval
 	}
 	if c == nil {
-		c = &http.Client{Timeout: 5 * time.Second}
+		c = scrapeClient()
 	}
 	return &Scraper{url: url, every: every, client: c, series: map[string]*series{}, first: make(chan struct{})}
 }
@@ -190,7 +142,7 @@ func (s *Scraper) scrape(ctx context.Context) bool {
 			s.renamed = append(s.renamed, fmt.Sprintf("%s: source changed from %s to %s at t=%.3fs", r.Name, sr.engineMetric, r.EngineMetric, at))
 			sr.engineMetric = r.EngineMetric
 		}
-		sr.samples = append(sr.samples, Sample{at, r.Value})
+		sr.samples = append(sr.samples, result.ServerSample{at, r.Value})
 		// Keep time order when a ScrapeNow overlaps a periodic scrape.
 		for i := len(sr.samples) - 1; i > 0 && sr.samples[i-1][0] > sr.samples[i][0]; i-- {
 			sr.samples[i-1], sr.samples[i] = sr.samples[i], sr.samples[i-1]
@@ -212,42 +164,20 @@ func (s *Scraper) ScrapeNow(ctx context.Context) {
 	}
 }
 
-func fetch(ctx context.Context, c *http.Client, url string) (Snapshot, int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return Snapshot{}, 0, err
-	}
-	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1")
-	resp, err := c.Do(req)
-	if err != nil {
-		return Snapshot{}, 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-		return Snapshot{}, resp.StatusCode, fmt.Errorf("GET %s: %s", redact.URL(url), resp.Status)
-	}
-	snap, err := Parse(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return Snapshot{}, resp.StatusCode, fmt.Errorf("GET %s: %w", redact.URL(url), err)
-	}
-	return snap, resp.StatusCode, nil
-}
-
 // Result summarises the samples recorded so far over the window
 // [windowStart, windowEnd] (seconds from the run start; math.Inf(1) as
 // the end means "to the last sample").
-func (s *Scraper) Result(windowStart, windowEnd float64) *Result {
+func (s *Scraper) Result(windowStart, windowEnd float64) *result.ServerMetrics {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	res := &Result{
+	res := &result.ServerMetrics{
 		URL:          redact.URL(s.url),
 		IntervalS:    s.every.Seconds(),
 		WindowStartS: windowStart,
 		WindowEndS:   windowEnd,
 		Scrapes:      s.scrapes,
 		ScrapeErrors: s.errors,
-		Metrics:      []Metric{},
+		Metrics:      []result.ServerMetric{},
 	}
 	lastT := math.Inf(-1)
 	for i := range specs {
@@ -292,7 +222,7 @@ func (s *Scraper) Result(windowStart, windowEnd float64) *Result {
 	return res
 }
 
-func (s *Scraper) warnings(res *Result) []string {
+func (s *Scraper) warnings(res *result.ServerMetrics) []string {
 	var w []string
 	switch {
 	case s.notFound != "":
@@ -318,13 +248,13 @@ func (s *Scraper) warnings(res *Result) []string {
 	return w
 }
 
-func summarise(name string, sr *series, lo, hi float64) Metric {
-	m := Metric{
+func summarise(name string, sr *series, lo, hi float64) result.ServerMetric {
+	m := result.ServerMetric{
 		Name:         name,
 		EngineMetric: sr.engineMetric,
 		Kind:         sr.kind,
 		Unit:         sr.unit,
-		Samples:      append([]Sample(nil), sr.samples...),
+		Samples:      append([]result.ServerSample(nil), sr.samples...),
 	}
 	last := -1 // index of the window's last sample
 	peak, sum := math.Inf(-1), 0.0
@@ -340,7 +270,7 @@ func summarise(name string, sr *series, lo, hi float64) Metric {
 	if m.WindowSamples > 0 {
 		m.Peak = &peak
 	}
-	if sr.kind == Gauge {
+	if sr.kind == result.Gauge {
 		if m.WindowSamples > 0 {
 			mean := sum / float64(m.WindowSamples)
 			m.Mean = &mean

@@ -7,11 +7,13 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/servesim"
 )
 
@@ -140,8 +142,14 @@ func TestParseEngines(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("got  %v\nwant %v", got, tt.want)
 			}
-			if snap.Engine() != tt.engine {
-				t.Errorf("engine %q, want %q", snap.Engine(), tt.engine)
+			var engines []string
+			for _, r := range snap.Readings {
+				if e := engineOf(r.EngineMetric); e != "" && !slices.Contains(engines, e) {
+					engines = append(engines, e)
+				}
+			}
+			if e := strings.Join(engines, "+"); e != tt.engine {
+				t.Errorf("engine %q, want %q", e, tt.engine)
 			}
 		})
 	}
@@ -159,17 +167,15 @@ func TestParseRejectsGarbage(t *testing.T) {
 	}
 }
 
-func f64(v float64) *float64 { return &v }
-
 func TestSummarise(t *testing.T) {
-	g := &series{engineMetric: "g", kind: Gauge, samples: []Sample{{0, 10}, {1, 1}, {2, 3}, {3, 5}, {4, 100}}}
+	g := &series{engineMetric: "g", kind: result.Gauge, samples: []result.ServerSample{{0, 10}, {1, 1}, {2, 3}, {3, 5}, {4, 100}}}
 	m := summarise("g", g, 0.5, 3.5)
 	if m.WindowSamples != 3 || *m.Peak != 5 || *m.Mean != 3 || m.Increase != nil || len(m.Samples) != 5 {
 		t.Errorf("gauge: %+v", m)
 	}
 	// Counter: baseline is the last sample before the window (t=1, 10);
 	// the drop at t=3 is a reset, counted as +4.
-	c := &series{engineMetric: "c", kind: Counter, samples: []Sample{{0, 0}, {1, 10}, {2, 15}, {3, 4}, {4, 9}, {5, 50}}}
+	c := &series{engineMetric: "c", kind: result.Counter, samples: []result.ServerSample{{0, 0}, {1, 10}, {2, 15}, {3, 4}, {4, 9}, {5, 50}}}
 	m = summarise("c", c, 1.5, 4)
 	if m.WindowSamples != 3 || *m.Increase != 5+4+5 || *m.Peak != 15 || m.Mean != nil {
 		t.Errorf("counter: %+v", m)

@@ -4,12 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/servecmp/servecmp/internal/infile"
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/servecmp/servecmp/internal/infile"
 
 	"github.com/servecmp/servecmp/tokenizer"
 	"github.com/servecmp/servecmp/tokenizer/chat"
@@ -229,49 +230,3 @@ func (tp *TextPrompts) render(msgs []chat.Message) (string, error) {
 	}
 	return s, nil
 }
-
-// TextPromptsFor resolves workload random's --tokenizer, --prompt and
-// --chat-template flags: nil (token ids) without a tokenizer unless a
-// text form is asked for, which is an error. A wrong flag combination is a
-// FlagError; a file that cannot be read or parsed is another error.
-func TextPromptsFor(tokFile, prompt, templateFile string) (*TextPrompts, error) {
-	kind := Kind(prompt)
-	switch prompt {
-	case "", "ids", "tokens":
-		kind = KindTokens
-		if prompt == "" && tokFile != "" {
-			kind = KindChat
-		}
-	case "text", "chat":
-	default:
-		return nil, FlagError(fmt.Sprintf("--prompt %q: want ids, text or chat", prompt))
-	}
-	if tokFile == "" {
-		if kind != KindTokens || templateFile != "" {
-			return nil, FlagError("--prompt text/chat and --chat-template need --tokenizer FILE")
-		}
-		return nil, nil
-	}
-	if kind == KindTokens {
-		return nil, FlagError("--prompt ids makes token-id prompts; --tokenizer applies to text or chat")
-	}
-	if templateFile != "" && kind != KindChat {
-		return nil, FlagError("--chat-template applies to --prompt chat only")
-	}
-	tok, err := tokenizer.Load(tokFile)
-	if err != nil {
-		return nil, err
-	}
-	tp := &TextPrompts{Tokenizer: tok, Kind: kind}
-	if templateFile != "" {
-		if tp.Template, tp.TemplateFile, tp.TemplateHash, err = ReadTemplate(templateFile); err != nil {
-			return nil, err
-		}
-	}
-	return tp, nil
-}
-
-// FlagError is a wrong combination of flags (a usage error).
-type FlagError string
-
-func (e FlagError) Error() string { return string(e) }

@@ -115,19 +115,6 @@ func TestTextPrefixAndTemplate(t *testing.T) {
 	}
 }
 
-func TestTextPromptsForFlags(t *testing.T) {
-	for _, tc := range []struct{ tok, prompt, tpl string }{
-		{"", "text", ""}, {"", "", "x.jinja"}, {"t.json", "ids", ""}, {"t.json", "text", "x.jinja"}, {"", "words", ""},
-	} {
-		if _, err := TextPromptsFor(tc.tok, tc.prompt, tc.tpl); err == nil {
-			t.Errorf("%+v: no error", tc)
-		}
-	}
-	if tp, err := TextPromptsFor("", "", ""); tp != nil || err != nil {
-		t.Errorf("ids default: %v %v", tp, err)
-	}
-}
-
 // BenchmarkTenThousandPrompts makes the prompts of a 10,000-request
 // workload of 1,000-token text prompts (the speed figure: < 10 s
 // on 2 cores).

@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/classify"
-	"github.com/servecmp/servecmp/internal/golden"
-	"github.com/servecmp/servecmp/nsys/nsystest"
+	"github.com/servecmp/servecmp/internal/testkit/golden"
+	"github.com/servecmp/servecmp/internal/testkit/nsystest"
 )
 
 const ms = 1_000_000

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -10,15 +9,17 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/internal/cli"
-	"github.com/servecmp/servecmp/internal/emit"
+	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/flagopts"
+	"github.com/servecmp/servecmp/output/emit"
 )
 
-// benchFlags are the benchmark command's flags: the run's options, and
+// benchFlags are the benchmark command's flags: the run's settings, and
 // where its result, records and progress go.
 type benchFlags struct {
-	benchmark.Options
-	benchmark.Outputs
+	flagopts.Bench
+	flagopts.Outputs
 }
 
 func newBenchmarkCmd(e *env) *cobra.Command {
@@ -30,15 +31,16 @@ func newBenchmarkCmd(e *env) *cobra.Command {
 		RunE:  func(c *cobra.Command, _ []string) error { return runBenchmark(e, c, f) },
 	}
 	f.register(cmd.Flags())
+	f.Shard.Register(cmd.Flags())
 	return cmd
 }
 
 // register adds the benchmark flags to fs (profile shares them).
 func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.URL, "url", "", "server base URL, e.g. http://localhost:8000 (required)")
-	fs.StringVar(&f.Model, "model", "", "model name sent in requests (default: the first model of GET /v1/models)")
+	fs.StringVar(&f.Model, "model", "", "model name sent in requests (default: the only model GET /v1/models lists; several listed is an error)")
 	fs.StringVar(&f.Workload, "workload", "", "workload file (JSONL; required)")
-	fs.StringVar(&f.Engine, "engine", "auto", "engine dialect: auto, vllm, sglang, trtllm, tgi, llamacpp or openai")
+	fs.StringVar(&f.Engine, "engine", "auto", "engine dialect: auto, vllm, sglang, trtllm, tgi, llamacpp, ollama or openai")
 	fs.StringVar(&f.Tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: count prompts and answers client-side and warn when usage disagrees by > 1%")
 	fs.StringVar(&f.APIKeyFile, "api-key-file", "", "file holding the API key (default: $OPENAI_API_KEY)")
 	fs.IntVar(&f.Concurrency, "concurrency", 0, "closed loop: requests kept in flight")
@@ -57,35 +59,26 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.SweepRate, "sweep-rate", "", "comma-separated rates (req/s): one full run each")
 	fs.Float64Var(&f.SaturationThreshold, "saturation-threshold", 0.05, "sweep: relative output-throughput gain below which a step counts as saturated")
 	fs.StringVar(&f.MetricsURL, "metrics-url", "", `Prometheus endpoint scraped every 500 ms (default URL/metrics; "none" to skip)`)
-	fs.StringArrayVar(&f.Manifest, "manifest", nil, "manifest field key=value (repeatable; overrides detected values); keys: "+strings.Join(benchmark.ManifestKeys(), ", "))
+	f.RegisterGPU(fs)
+	fs.StringArrayVar(&f.Manifest, "manifest", nil, "manifest field key=value (repeatable; overrides detected values); keys: "+strings.Join(result.ManifestKeys(), ", "))
 	fs.StringVar(&f.ManifestFile, "manifest-file", "", "manifest fields as a JSON object or key=value lines")
 	fs.StringVar(&f.Out, "out", "", `result JSON file ("-": stdout, and the text summary goes to stderr)`)
 	fs.StringVar(&f.Records, "records", "", "per-request records (JSON Lines), streamed as requests end and put in place when the run ends")
 	fs.StringVar(&f.SLO, "slo", "", "service-level objective, e.g. ttft_ms:p99<=500,tpot_ms:p99<=50,e2e_ms<=2000: adds goodput, attainment and (sweeps) capacity")
 	fs.StringVar(&f.Progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), on or off")
-	fs.Float64Var(&f.MaxFailedShare, "max-failed-share", benchmark.DefaultMaxFailedShare, "exit 4 when a larger share of the requests failed (0 to 1; 1 never)")
-}
-
-// optionError turns the package's option errors into usage errors naming
-// the flag.
-func optionError(err error) error {
-	var oe *benchmark.OptionError
-	if !errors.As(err, &oe) {
-		return err
-	}
-	return usagef("%s", oe.Format(func(name string) string { return "--" + name }))
+	fs.Float64Var(&f.MaxFailedShare, "max-failed-share", result.DefaultMaxFailedShare, "exit 4 when a larger share of the requests failed (0 to 1; 1 never)")
 }
 
 // config checks the outputs, then turns the flags into a run's
-// configuration.
+// configuration; a mistake in the flags is a usage error.
 func (f *benchFlags) config(c *cobra.Command) (benchmark.Config, error) {
-	if err := f.Check(f.Workload, f.ManifestFile); err != nil {
-		return benchmark.Config{}, usagef("%v", err)
+	if err := f.Outputs.Validate(f.Workload, f.ManifestFile); err != nil {
+		return benchmark.Config{}, err
 	}
-	f.Set = c.Flags().Changed
+	f.Changed = c.Flags().Changed
 	cfg, err := f.Config()
 	if err != nil {
-		return cfg, optionError(err)
+		return cfg, err
 	}
 	cfg.Manifest.ServecmpVersion, cfg.Manifest.ServecmpCommit = version, commit
 	return cfg, nil
@@ -98,6 +91,9 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := cfg.Validate(); err != nil {
+		return usagef("%v", err)
+	}
 	cfg.Progress = &benchmark.Progress{}
 	stopProgress := func() {}
 	if term := cli.IsTerminal(e.stderr); f.ShowsProgress(term) {
@@ -105,9 +101,6 @@ func runBenchmark(e *env, c *cobra.Command, f *benchFlags) error {
 	}
 	res, err := benchmark.RunRecorded(c.Context(), cfg, f.Records)
 	stopProgress()
-	if ce := (*benchmark.ConfigError)(nil); errors.As(err, &ce) {
-		return usagef("%v", err)
-	}
 	if res == nil {
 		return err
 	}

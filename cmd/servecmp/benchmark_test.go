@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/servecmp/servecmp/internal/cli"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,7 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/servesim"
 )
@@ -58,13 +59,13 @@ func benchWorkload(t *testing.T, n, out int) string {
 	return p
 }
 
-func readResult(t *testing.T, path string) *benchmark.Result {
+func readResult(t *testing.T, path string) *result.Result {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r benchmark.Result
+	var r result.Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestBenchmarkCommand(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
 	r := readResult(t, out)
-	if r.Schema != benchmark.Schema || r.Incomplete || r.Summary.RequestsOK != 24 || r.Summary.OutputTokens != 24*6 ||
+	if r.Schema != result.Schema || r.Incomplete || r.Summary.RequestsOK != 24 || r.Summary.OutputTokens != 24*6 ||
 		r.Workload.Count != 24 || len(r.Workload.SHA256) != 64 || r.Load.Concurrency != 4 {
 		t.Fatalf("result %+v", r)
 	}
@@ -106,7 +107,7 @@ func TestBenchmarkCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rs, err := benchmark.ReadRecords(f)
+	rs, err := result.ReadRecords(f)
 	if err != nil || len(rs) != 24 {
 		t.Fatalf("%d records, %v", len(rs), err)
 	}
@@ -196,7 +197,7 @@ func TestBenchmarkGarbageServer(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	r := readResult(t, out)
-	if r.Summary.RequestsOK != 0 || r.Summary.FailedByClass[benchmark.ClassBadResponse] != 4 {
+	if r.Summary.RequestsOK != 0 || r.Summary.FailedByClass[result.ClassBadResponse] != 4 {
 		t.Fatalf("%+v", r.Summary)
 	}
 }
@@ -219,7 +220,7 @@ func TestBenchmarkInterrupt(t *testing.T) {
 	}
 	f, _ := os.Open(recs)
 	defer f.Close()
-	rs, err := benchmark.ReadRecords(f)
+	rs, err := result.ReadRecords(f)
 	if err != nil || len(rs) != r.Summary.RequestsOK+r.Summary.RequestsFailed+r.Summary.RequestsCancelled {
 		t.Fatalf("%d records, %v", len(rs), err)
 	}

@@ -8,16 +8,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/check"
+	"github.com/servecmp/servecmp/check/checkreport"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/flagopts"
 	"github.com/servecmp/servecmp/internal/atomicfile"
-	"github.com/servecmp/servecmp/internal/emit"
-	"github.com/servecmp/servecmp/internal/table"
+	"github.com/servecmp/servecmp/output/emit"
+	"github.com/servecmp/servecmp/output/table"
 )
 
 // checkFlags are the check command's options.
 type checkFlags struct {
-	check.Job // A.Model, B.Model: --model-a, --model-b
-	out       string
-	format    string
+	flagopts.CheckJob // A.Model, B.Model: --model-a, --model-b
+	out               string
+	format            string
 }
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -43,7 +45,7 @@ func newCheckCmd(e *env) *cobra.Command {
 	f.StringVar(&o.APIKeyFile, "api-key-file", "", "file holding the API key sent to both engines (default: $OPENAI_API_KEY)")
 	f.StringVar(&o.out, "out", "", "write the JSON report here")
 	f.StringVar(&o.format, "format", "text", "stdout format: text or json")
-	f.StringVar(&o.Quality.Status, "quality", "not-run", "downstream quality status to record: "+strings.Join(check.QualityStatuses, ", "))
+	f.StringVar(&o.Quality.Status, "quality", "not-run", "downstream quality status to record: "+strings.Join(checkreport.QualityStatuses, ", "))
 	f.StringVar(&o.Quality.Note, "quality-note", "", "free-text note on the quality evaluation (e.g. the eval and scores)")
 	return cmd
 }
@@ -58,14 +60,14 @@ func runCheck(ctx context.Context, e *env, o *checkFlags) error {
 	if err != nil || (name != "text" && name != "json") {
 		return usagef("check: --format %q: want text or json", o.format)
 	}
-	if err := atomicfile.Check("--out", o.out, o.Workload); err != nil {
+	if err := atomicfile.CheckWritable("--out", o.out, o.Workload); err != nil {
 		return usagef("check: %v", err)
 	}
 	rep, runErr := o.Run(ctx, e.stderr)
 	if rep == nil {
 		return runErr
 	}
-	if err := emit.Check(e.stdout, e.stderr, o.out, name == "json", rep); err != nil {
+	if err := emit.CheckReport(e.stdout, e.stderr, o.out, name == "json", rep); err != nil {
 		return err
 	}
 	return runErr

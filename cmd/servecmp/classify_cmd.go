@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/servecmp/servecmp/classify"
 	"github.com/servecmp/servecmp/rules"
-	"github.com/spf13/cobra"
 )
 
 // addRulesFlags registers --rules and --rules-add on cmd; rules.Select

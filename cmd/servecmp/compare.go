@@ -9,9 +9,9 @@ import (
 
 	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/internal/atomicfile"
-	"github.com/servecmp/servecmp/internal/emit"
-	"github.com/servecmp/servecmp/internal/present"
-	"github.com/servecmp/servecmp/internal/table"
+	"github.com/servecmp/servecmp/output/emit"
+	"github.com/servecmp/servecmp/output/present"
+	"github.com/servecmp/servecmp/output/table"
 )
 
 // compareFlags are the compare command's flags.
@@ -72,7 +72,7 @@ func runCompare(ctx context.Context, e *env, f *compareFlags) error {
 		return usagef("compare: %v", err)
 	}
 	p := f.paths
-	if err := atomicfile.Check("--html", f.htmlPath, slices.Concat(p.A, p.B, p.RecordsA, p.RecordsB, p.ProfilesA, p.ProfilesB, []string{p.Check})...); err != nil {
+	if err := atomicfile.CheckWritable("--html", f.htmlPath, slices.Concat(p.A, p.B, p.RecordsA, p.RecordsB, p.ProfilesA, p.ProfilesB, []string{p.Check})...); err != nil {
 		return err
 	}
 	in, warnings, err := compare.LoadInput(f.paths)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/servecmp/servecmp/internal/cli"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,9 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
+
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
-	"github.com/servecmp/servecmp/internal/golden"
+	"github.com/servecmp/servecmp/internal/testkit/golden"
 )
 
 func runCompareCLI(t *testing.T, args ...string) (int, string, string) {
@@ -99,18 +100,18 @@ func TestCheckCLI(t *testing.T) {
 
 func writeResult(t *testing.T, dir, name, model string) string {
 	t.Helper()
-	return writeResultWith(t, dir, name, func(r *benchmark.Result) { r.Manifest.Model = model })
+	return writeResultWith(t, dir, name, func(r *result.Result) { r.Manifest.Model = model })
 }
 
 // writeResultWith writes a small benchmark result, changed by edit, to
 // dir/name and returns its path.
-func writeResultWith(t *testing.T, dir, name string, edit func(*benchmark.Result)) string {
+func writeResultWith(t *testing.T, dir, name string, edit func(*result.Result)) string {
 	t.Helper()
 	ct := 2.0
-	res := benchmark.Result{Schema: benchmark.Schema, Manifest: benchmark.Manifest{Model: "m", GPUType: "H100", GPUCount: 1},
-		Workload: benchmark.WorkloadInfo{SHA256: "abc", Count: 10}, Load: benchmark.LoadPolicy{Mode: "concurrency", Concurrency: 2, Requests: 10},
-		Summary: benchmark.Summary{RequestsOK: 10, OutputThroughput: 100, RequestThroughput: 5, CompletionTimeS: &ct,
-			TTFT: benchmark.Dist{Mean: 10, P50: 10, P99: 20, Count: 10}}}
+	res := result.Result{Schema: result.Schema, Manifest: result.Manifest{Model: "m", GPUType: "H100", GPUCount: 1},
+		Workload: result.WorkloadInfo{SHA256: "abc", Count: 10}, Load: result.LoadPolicy{Mode: "concurrency", Concurrency: 2, Requests: 10},
+		Summary: result.Summary{RequestsOK: 10, OutputThroughput: 100, RequestThroughput: 5, CompletionTimeS: &ct,
+			TTFT: result.Dist{Mean: 10, P50: 10, P99: 20, Count: 10}}}
 	edit(&res)
 	data, _ := json.Marshal(res)
 	p := filepath.Join(dir, name)
@@ -179,7 +180,7 @@ func TestCompareGolden(t *testing.T) {
 	writeResult(t, dir, "a.json", "m")
 	writeResult(t, dir, "b.json", "m")
 	writeResult(t, dir, "other.json", "other")
-	writeResultWith(t, dir, "failed.json", func(r *benchmark.Result) { r.Summary.RequestsFailed = 2; r.Incomplete = true })
+	writeResultWith(t, dir, "failed.json", func(r *result.Result) { r.Summary.RequestsFailed = 2; r.Incomplete = true })
 	recs := `{"id":"r1","ok":true,"ttft_ms":10,"e2e_ms":30,"chunk_times_ms":[10,20,30],"chunk_tokens":[1,1,1],"completion_tokens":3}` + "\n"
 	if err := os.WriteFile(filepath.Join(dir, "a.records.jsonl"), []byte(recs), 0o644); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 )
 
 // TestOutputsNeverDestroyInputs runs every command that writes a file
@@ -20,7 +20,7 @@ func TestOutputsNeverDestroyInputs(t *testing.T) {
 	dir := t.TempDir()
 	wl := benchWorkload(t, 4, 4)
 	res := writeResult(t, dir, "a.json", "m")
-	resB := writeResultWith(t, dir, "b.json", func(r *benchmark.Result) { r.Summary.RequestsOK = 9 })
+	resB := writeResultWith(t, dir, "b.json", func(r *result.Result) { r.Summary.RequestsOK = 9 })
 	sharegpt := filepath.Join(dir, "sharegpt.json")
 	os.WriteFile(sharegpt, []byte(`[{"id":"x","conversations":[{"from":"human","value":"hello there friend"},{"from":"gpt","value":"hi to you too"}]}]`), 0o644)
 	export := servingExport(t, dir, "r.sqlite", 1, "", "")

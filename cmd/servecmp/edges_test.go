@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/servecmp/servecmp/internal/cli"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 
 	"github.com/servecmp/servecmp/servesim"
 )

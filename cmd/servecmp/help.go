@@ -3,7 +3,7 @@ package main
 import (
 	"embed"
 
-	"github.com/servecmp/servecmp/internal/cli"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 )
 
 // helpFiles hold each command's long help and examples, one file per

@@ -3,9 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/servecmp/servecmp/internal/cli"
 	"strings"
 	"testing"
+
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 )
 
 // panicWriter panics on every write: it stands for a bug deep inside a

@@ -5,8 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/servecmp/servecmp/benchmark"
-	"github.com/servecmp/servecmp/internal/emit"
+	"github.com/servecmp/servecmp/output/emit"
 	"github.com/servecmp/servecmp/profile"
 )
 
@@ -34,10 +33,10 @@ func runProfile(e *env, c *cobra.Command, f *benchFlags, o *profile.Options) err
 	if err != nil {
 		return err
 	}
-	res, runErr, recErr := profile.RunRecorded(c.Context(), cfg, *o, f.Records)
-	if ce := (*benchmark.ConfigError)(nil); errors.As(runErr, &ce) {
-		return usagef("%v", runErr)
+	if err := profile.Validate(&cfg, o); err != nil {
+		return usagef("%v", err)
 	}
+	res, runErr, recErr := profile.RunRecorded(c.Context(), cfg, *o, f.Records)
 	if res == nil {
 		return runErr
 	}

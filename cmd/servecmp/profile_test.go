@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/profile"
 	"github.com/servecmp/servecmp/servesim"
 )
@@ -39,7 +39,7 @@ func TestProfileCommand(t *testing.T) {
 	if err := json.Unmarshal(b, &res); err != nil || res.Result == nil || res.Profile == nil {
 		t.Fatalf("result %s: %v", out, err)
 	}
-	if res.Schema != benchmark.Schema || res.Profile.WindowWork.OutputTokens == 0 || len(res.Profile.Files) != 1 {
+	if res.Schema != result.Schema || res.Profile.WindowWork.OutputTokens == 0 || len(res.Profile.Files) != 1 {
 		t.Errorf("result: schema %q, profile %+v", res.Schema, res.Profile)
 	}
 	schemas := compileSchemas(t) // the profile block is part of result.json

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/servecmp/servecmp/internal/cli"
-	"github.com/servecmp/servecmp/internal/emit"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
+	"github.com/servecmp/servecmp/output/emit"
 )
 
 // version and commit are set at build time with -ldflags "-X main.version=...".
@@ -67,6 +67,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newCheckCmd(e),
 		newCompareCmd(e),
 		newRunCmd(e),
+		newTokenizeCmd(e),
 	)
 	cli.AddHelp(root, helpFiles)
 	return root

@@ -5,10 +5,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/experiment"
-	"github.com/servecmp/servecmp/internal/emit"
+	"github.com/servecmp/servecmp/output/emit"
 )
 
 func newRunCmd(e *env) *cobra.Command {
@@ -28,8 +28,9 @@ func newRunCmd(e *env) *cobra.Command {
 			}
 			self, _ := os.Executable()
 			_, err = experiment.Run(c.Context(), exp, out, experiment.RunOptions{Stderr: e.stderr, Self: self, Force: force,
-				Version: version, Commit: commit, Report: func(dir string, rep *compare.Report, slo benchmark.SLO) error {
-					return emit.RunReport(e.stdout, e.stderr, dir, rep, slo)
+				Version: version, Commit: commit, Report: func(p experiment.ReportPaths, rep *compare.Report, slo result.SLO) error {
+					f := emit.Files{XLSX: p.Workbook, HTML: p.HTML, Plots: p.Plots}
+					return emit.RunReport(e.stdout, e.stderr, p.Text, f, rep, slo)
 				}})
 			return err
 		},

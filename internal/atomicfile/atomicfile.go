@@ -11,7 +11,7 @@
 //     a script reads) is written through, never replaced;
 //   - a directory, a socket or a block device is refused.
 //
-// Check tells, before any work starts, whether a path can be written and
+// CheckWritable tells, before any work starts, whether a path can be written and
 // whether it names one of the command's inputs; commands call it for
 // every output before the first request or the first read.
 package atomicfile
@@ -151,12 +151,12 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// Check reports whether path can be written as an output of a command
+// CheckWritable reports whether path can be written as an output of a command
 // whose inputs are inputs: it must not be one of them (same file, through
 // any link), its directory must exist and be writable, and it must be of
 // a kind Write accepts. flag names the option in the error ("--out").
 // An empty path is accepted (no output asked for).
-func Check(flag, path string, inputs ...string) error {
+func CheckWritable(flag, path string, inputs ...string) error {
 	if path == "" {
 		return nil
 	}

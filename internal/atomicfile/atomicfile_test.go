@@ -134,7 +134,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := Check("--out", c.path, in)
+			err := CheckWritable("--out", c.path, in)
 			if c.want == "" {
 				if err != nil {
 					t.Fatalf("unexpected %v", err)

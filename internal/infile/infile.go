@@ -61,16 +61,6 @@ func ReadFile(path string) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// Check reports, through Open's error, whether path names a readable
-// regular file.
-func Check(path string) error {
-	f, err := Open(path)
-	if err != nil {
-		return err
-	}
-	return f.Close()
-}
-
 // Kind names the kind of file m describes, with an article.
 func Kind(m fs.FileMode) string {
 	switch {

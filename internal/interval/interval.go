@@ -78,16 +78,6 @@ func Len(ivs []Interval) int64 {
 	return n
 }
 
-// Sum returns the summed lengths of ivs, counting overlaps as often as they
-// occur.
-func Sum(ivs []Interval) int64 {
-	var n int64
-	for _, iv := range ivs {
-		n += iv.Len()
-	}
-	return n
-}
-
 // Merger measures a union incrementally from intervals fed in
 // non-decreasing order of Start. The zero value is ready.
 type Merger struct {

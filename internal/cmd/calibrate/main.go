@@ -1,5 +1,5 @@
 // Command calibrate checks compare's verdicts by simulation (make
-// calibrate): it runs the A/A and A/B scenarios of compare/calibrate
+// calibrate): it runs the A/A and A/B scenarios of internal/testkit/calibrate
 // through the real result and records files and the real comparison, and
 // prints the calibration tables as markdown on stdout, a line as each
 // scenario ends. Progress goes to stderr.
@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/servecmp/servecmp/compare/calibrate"
+	"github.com/servecmp/servecmp/internal/testkit/calibrate"
 )
 
 func main() {
