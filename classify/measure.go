@@ -39,8 +39,9 @@ func mkSpan(start, end int64, region uint8, kernel bool) span {
 
 type agg struct{ count, sum int64 }
 
-// measure accumulates one rank's counters and intervals.
-type measure struct {
+// counts are one rank's counters (or those of a piece of its work): sums
+// of integers, merged exactly in any order.
+type counts struct {
 	regions  [rules.NumRegions]agg
 	methods  [NumMethods]agg
 	kernels  agg
@@ -48,24 +49,25 @@ type measure struct {
 	unmapped []agg // by name id
 	shapes   []agg // by shape id * NumRegions + region
 	nshapes  int
+}
 
-	streaming bool // work arrives in start order: feed sw directly
-	sw        sweeper
+// measure accumulates one rank's counters and intervals.
+type measure struct {
+	counts
+	sw sweeper
 
 	busy, kernelBusy, commBusy, nonCommBusy, multi int64
 	regionBusy                                     [rules.NumRegions]int64
 }
 
-// newMeasure prepares to measure rank. When its work is already in start
-// order (streaming), spans go straight to the sweeper as they are
-// counted; otherwise sweep feeds them in the order Prepare made.
-func newMeasure(rank *event.Rank, streaming bool) *measure {
-	m := &measure{streaming: streaming}
+// newCounts returns empty counters for rank's work.
+func newCounts(rank *event.Rank) counts {
+	var c counts
 	if rank.Shapes != nil {
-		m.nshapes = rank.Shapes.Len()
-		m.shapes = make([]agg, m.nshapes*rules.NumRegions)
+		c.nshapes = rank.Shapes.Len()
+		c.shapes = make([]agg, c.nshapes*rules.NumRegions)
 	}
-	return m
+	return c
 }
 
 // workInStartOrder reports whether work is sorted by start.
@@ -73,7 +75,56 @@ func workInStartOrder(work []event.Work) bool {
 	return slices.IsSortedFunc(work, func(a, b event.Work) int { return cmp.Compare(a.Start, b.Start) })
 }
 
-func (m *measure) add(w *event.Work, l Label, win interval.Interval) {
+// run measures the work with its labels in win: the counters in pieces
+// of the work, merged, and the busy times in one sweep over the work in
+// start order (order, or the work itself when sorted), on the goroutines
+// pool lends.
+func (m *measure) run(rank *event.Rank, labels []Label, win interval.Interval, order []uint32, sorted bool, pool *Pool) {
+	work := rank.Work
+	parts := pool.pieces(len(work))
+	pc := make([]counts, parts)
+	pool.each(parts+1, func(k int) {
+		if k == 0 { // the sweep, the longest piece, first
+			m.sweep(work, labels, win, order, sorted)
+			return
+		}
+		c := newCounts(rank)
+		lo, hi := bounds(k-1, parts, len(work))
+		for i := lo; i < hi; i++ {
+			c.add(&work[i], labels[i], win)
+		}
+		pc[k-1] = c
+	})
+	m.counts = pc[0]
+	for k := 1; k < parts; k++ {
+		m.merge(&pc[k])
+	}
+}
+
+// merge adds o's counters to c's.
+func (c *counts) merge(o *counts) {
+	for r := range c.regions {
+		c.regions[r].addAgg(o.regions[r])
+	}
+	for k := range c.methods {
+		c.methods[k].addAgg(o.methods[k])
+	}
+	c.kernels.addAgg(o.kernels)
+	c.all.addAgg(o.all)
+	if len(o.unmapped) > len(c.unmapped) {
+		c.unmapped = append(c.unmapped, make([]agg, len(o.unmapped)-len(c.unmapped))...)
+	}
+	for id, a := range o.unmapped {
+		c.unmapped[id].addAgg(a)
+	}
+	for i, a := range o.shapes {
+		c.shapes[i].addAgg(a)
+	}
+}
+
+func (a *agg) addAgg(o agg) { a.count, a.sum = a.count+o.count, a.sum+o.sum }
+
+func (m *counts) add(w *event.Work, l Label, win interval.Interval) {
 	iv, in := interval.ClipWork(w.Start, w.End, win)
 	if !in {
 		return
@@ -93,8 +144,7 @@ func (m *measure) add(w *event.Work, l Label, win interval.Interval) {
 	m.regions[r].sum += d
 	m.methods[meth].count++
 	m.methods[meth].sum += d
-	isKernel := w.Kind == event.Kernel
-	if isKernel {
+	if w.Kind == event.Kernel {
 		m.kernels.count++
 		m.kernels.sum += d
 	}
@@ -110,9 +160,6 @@ func (m *measure) add(w *event.Work, l Label, win interval.Interval) {
 		a := &m.shapes[int(w.Shape)*rules.NumRegions+int(r)]
 		a.count++
 		a.sum += d
-	}
-	if d > 0 && m.streaming {
-		m.sw.feed(mkSpan(iv.Start, iv.End, uint8(r), isKernel))
 	}
 }
 
@@ -149,11 +196,17 @@ func (w *sweeper) feed(sp span) {
 	w.last = max(w.last, iv.End)
 }
 
-// sweep finishes the measurement: unless the work was fed in order as it
-// was counted, it feeds the sweeper the work in order (indices into work
-// in start order, see startOrder), then reads the sweeper's totals.
-func (m *measure) sweep(work []event.Work, labels []Label, win interval.Interval, order []uint32) {
-	if !m.streaming {
+// sweep feeds the sweeper the work in start order (the work itself when
+// sorted, else the indices order, see startOrder), clipped to win, and
+// reads the sweeper's totals.
+func (m *measure) sweep(work []event.Work, labels []Label, win interval.Interval, order []uint32, sorted bool) {
+	if sorted {
+		for k := range work {
+			if sp, ok := clipSpan(&work[k], labels[k], win); ok {
+				m.sw.feed(sp)
+			}
+		}
+	} else {
 		for _, k := range order {
 			if sp, ok := clipSpan(&work[k], labels[k], win); ok {
 				m.sw.feed(sp)

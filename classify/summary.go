@@ -82,8 +82,17 @@ func Prepare(c *event.Capture, rank *event.Rank, opt Options) (*Prepared, error)
 	return p, nil
 }
 
-// Summarize measures the prepared rank with one Label per rank.Work item.
+// Summarize measures the prepared rank with one Label per rank.Work item;
+// it is SummarizeWith without a pool.
 func (p *Prepared) Summarize(labels []Label) (*RankSummary, error) {
+	return p.SummarizeWith(labels, nil)
+}
+
+// SummarizeWith is Summarize with the goroutines pool lends: the sweep
+// over the work in start order runs beside the counters, which are
+// counted in pieces and merged (sums of integers: the result does not
+// depend on the pieces).
+func (p *Prepared) SummarizeWith(labels []Label, pool *Pool) (*RankSummary, error) {
 	rank, c, win, o := p.rank, p.c, p.win, p.o
 	if len(labels) != len(rank.Work) {
 		return nil, fmt.Errorf("classify: %d labels for %d work items", len(labels), len(rank.Work))
@@ -102,11 +111,8 @@ func (p *Prepared) Summarize(labels []Label) (*RankSummary, error) {
 		}
 	}
 
-	m := newMeasure(rank, p.sorted)
-	for i := range rank.Work {
-		m.add(&rank.Work[i], labels[i], win)
-	}
-	m.sweep(rank.Work, labels, win, p.order)
+	m := &measure{}
+	m.run(rank, labels, win, p.order, p.sorted, pool)
 	m.fill(s, rank)
 	if s.DeviceWork == 0 {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("rank %s: no device work inside the window (%s:%s from the session start)",
