@@ -406,13 +406,39 @@ func groupByStream(work []event.Work, keep func(i int) bool) []int32 {
 			pos[b]++
 		}
 	}
-	for lo := 0; lo < len(out); {
-		hi := lo + 1
-		for hi < len(out) && work[out[hi]].Stream == work[out[lo]].Stream {
-			hi++
+	streams := make([]int, 0, len(order)+1)
+	for _, b := range order {
+		streams = append(streams, pos[b]-counts[b])
+	}
+	return mergeStreams(work, out, append(streams, len(out)))
+}
+
+// mergeStreams returns the work of s (indices into work, grouped by
+// stream, streams[b] where stream b starts, each stream in table order)
+// with each stream in (start, index) order: the streams' ascending runs
+// merged, into a new slice when there are any to merge.
+func mergeStreams(work []event.Work, s []int32, streams []int) []int32 {
+	bounds := streamRunBounds(work, s, streams)
+	if len(bounds) == len(streams) {
+		return s // one run a stream
+	}
+	out := make([]int32, len(s))
+	j := 0
+	for b := 0; b+1 < len(streams); b++ {
+		lo, hi := streams[b], streams[b+1]
+		k := j
+		for k < len(bounds) && bounds[k] < hi {
+			k++
 		}
-		sortByStart(work, out[lo:hi])
-		lo = hi
+		if lo == hi {
+			continue
+		}
+		dst := out[lo:lo]
+		rm := newRunMerge(work, s, bounds[j:k+1])
+		for batch := rm.next(); batch != nil; batch = rm.next() {
+			dst = append(dst, batch...)
+		}
+		j = k
 	}
 	return out
 }

@@ -102,6 +102,12 @@ func Attribute(rank *event.Rank, set *rules.Set, byName []Label) []Label {
 // kernels, where the positional walk's state is known), and the labels do
 // not depend on how many goroutines took them.
 func AttributeWith(rank *event.Rank, set *rules.Set, byName []Label, pool *Pool) []Label {
+	a := newAttributor(rank, set, byName, pool)
+	a.run(byName, nil)
+	return a.out
+}
+
+func newAttributor(rank *event.Rank, set *rules.Set, byName []Label, pool *Pool) *attributor {
 	a := &attributor{rank: rank, set: set, pool: pool, out: make([]Label, len(rank.Work))}
 	nnames := len(byName)
 	if rank.Names != nil && rank.Names.Len() > nnames {
@@ -115,18 +121,33 @@ func AttributeWith(rank *event.Rank, set *rules.Set, byName []Label, pool *Pool)
 		}
 		a.cls[id] = classOf(set, lb)
 	}
-	if !a.nameLabels(byName) {
-		return a.out
-	}
-	// The stream order of the positional walk depends only on the work
-	// and its name classes: it is built while host context places work.
+	return a
+}
+
+// run labels the work. The stream order of the positional walk depends
+// only on the work and its name classes: it is built while host context
+// places work, and beside (when not nil), work that needs no labels, is
+// done alongside both.
+func (a *attributor) run(byName []Label, beside func()) {
+	rank := a.rank
+	open := a.nameLabels(byName)
 	var seq []int32
-	pool.both(func() {
-		seq = groupByStream(rank.Work, func(i int) bool {
-			c := a.class(&rank.Work[i])
-			return c != kNone && c != kUnknown
-		})
-	}, a.byHostContext)
+	a.pool.each(3, func(k int) {
+		switch {
+		case k == 0 && beside != nil:
+			beside()
+		case k == 1 && open:
+			seq = groupByStream(rank.Work, func(i int) bool {
+				c := a.class(&rank.Work[i])
+				return c != kNone && c != kUnknown
+			})
+		case k == 2 && open:
+			a.byHostContext()
+		}
+	})
+	if !open {
+		return
+	}
 	a.byPosition(seq)
 	a.eachPiece(func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -136,7 +157,6 @@ func AttributeWith(rank *event.Rank, set *rules.Set, byName []Label, pool *Pool)
 			}
 		}
 	})
-	return a.out
 }
 
 // eachPiece calls f(lo, hi) over the work indices cut into pieces, on the
@@ -216,7 +236,7 @@ func (a *attributor) byLaunch() {
 		return
 	}
 	lk := newLaunchIndex(rk.Launches)
-	qs := a.queries(func(i int) bool { return rk.Work[i].Correlation != 0 }, func() func(i int) (query, bool) {
+	a.placeByRanges(ByNVTX, func(i int) bool { return rk.Work[i].Correlation != 0 }, func() func(i int) (query, bool) {
 		x := *lk // a cursor of its own
 		lastTID, lastThr, lastOK := int64(0), uint32(0), false
 		known := false
@@ -232,52 +252,39 @@ func (a *attributor) byLaunch() {
 			return query{t: l.Start, thr: lastThr, w: uint32(i)}, lastOK
 		}
 	})
-	a.sweep(qs, ByNVTX)
 }
 
-// queries returns, in work order, a query for every unplaced work item i
-// that want accepts and for which a function made by mk gives one. The
-// work is cut into pieces, each with a function of its own: the wanted
-// items are counted, then the queries of each piece written from its
-// place in the result, then the gaps closed.
-func (a *attributor) queries(want func(i int) bool, mk func() func(i int) (query, bool)) []query {
-	n := len(a.rank.Work)
-	parts := a.pool.pieces(n)
-	off := make([]int, parts+1)
-	a.pool.each(parts, func(k int) {
-		lo, hi := bounds(k, parts, n)
+// placeByRanges asks, for every unplaced work item i that want accepts, the
+// query that a function made by mk gives (none when it says so), and
+// places the work by the ranges open then (method m). The work is cut
+// into pieces, each with a function of its own and its own sweep: the
+// ranges open on a thread at a time do not depend on the queries asked
+// before (see sweep), so the pieces give what one sweep over all the
+// queries gives.
+func (a *attributor) placeByRanges(m Method, want func(i int) bool, mk func() func(i int) (query, bool)) {
+	for _, i := range a.rng { // the rules of the range texts, before the sweeps read them
+		a.ruleOfText(a.rank.Ranges[i].Text)
+	}
+	a.eachPiece(func(lo, hi int) {
 		c := 0
 		for i := lo; i < hi; i++ {
 			if a.unplaced(i) && want(i) {
 				c++
 			}
 		}
-		off[k+1] = c
-	})
-	for k := range parts {
-		off[k+1] += off[k]
-	}
-	qs := make([]query, off[parts])
-	kept := make([]int, parts)
-	a.pool.each(parts, func(k int) {
-		lo, hi := bounds(k, parts, n)
-		q, dst := mk(), qs[off[k]:off[k+1]]
-		m := 0
+		if c == 0 {
+			return
+		}
+		q, qs := mk(), make([]query, 0, c)
 		for i := lo; i < hi; i++ {
 			if a.unplaced(i) && want(i) {
 				if x, ok := q(i); ok {
-					dst[m] = x
-					m++
+					qs = append(qs, x)
 				}
 			}
 		}
-		kept[k] = m
+		a.sweep(qs, m)
 	})
-	m := 0
-	for k := range parts {
-		m += copy(qs[m:], qs[off[k]:off[k]+kept[k]])
-	}
-	return qs[:m]
 }
 
 // launchIndex finds a launch by correlation id. Readers usually give the
@@ -384,7 +391,7 @@ func (a *attributor) byGraphNodes() {
 		}
 		return &rk.GraphNodes[byNode[k]]
 	}
-	qs := a.queries(func(i int) bool { return rk.Work[i].GraphNode != 0 }, func() func(i int) (query, bool) {
+	a.placeByRanges(ByGraph, func(i int) bool { return rk.Work[i].GraphNode != 0 }, func() func(i int) (query, bool) {
 		return func(i int) (query, bool) {
 			e := find(rk.Work[i].GraphNode)
 			if e == nil {
@@ -403,7 +410,6 @@ func (a *attributor) byGraphNodes() {
 			return query{t: e.Start, thr: th, w: uint32(i)}, ok
 		}
 	})
-	a.sweep(qs, ByGraph)
 }
 
 // prepareRanges numbers the threads that have ranges, sorts the ranges for
@@ -484,6 +490,13 @@ type frame struct {
 
 // sweep walks each thread once, in time order, with a stack of open
 // ranges, and places every query whose open ranges match an nvtx rule.
+// The stack when a query at time t is met holds what it would hold had
+// no query come before: the frames that a query pops (those ending by t)
+// would be popped by the next range pushed (starting after t) or the next
+// query (at t or later) anyway, from the top down, in the same order.
+// So the queries may be cut into sets swept apart, each from the start of
+// its threads' ranges. ruleOfText must know every range text first when
+// sets are swept at once.
 func (a *attributor) sweep(qs []query, m Method) {
 	if len(qs) == 0 {
 		return

@@ -6,8 +6,6 @@ package classify
 
 import (
 	"cmp"
-	"container/heap"
-	"math"
 	"slices"
 
 	"github.com/servecmp/servecmp/event"
@@ -79,13 +77,13 @@ func workInStartOrder(work []event.Work) bool {
 // of the work, merged, and the busy times in one sweep over the work in
 // start order (order, or the work itself when sorted), on the goroutines
 // pool lends.
-func (m *measure) run(rank *event.Rank, labels []Label, win interval.Interval, order []uint32, sorted bool, pool *Pool) {
+func (m *measure) run(rank *event.Rank, labels []Label, win interval.Interval, order []uint32, runs []int, sorted bool, pool *Pool) {
 	work := rank.Work
 	parts := pool.pieces(len(work))
 	pc := make([]counts, parts)
 	pool.each(parts+1, func(k int) {
 		if k == 0 { // the sweep, the longest piece, first
-			m.sweep(work, labels, win, order, sorted)
+			m.sweep(work, labels, win, order, runs, sorted)
 			return
 		}
 		c := newCounts(rank)
@@ -197,9 +195,10 @@ func (w *sweeper) feed(sp span) {
 }
 
 // sweep feeds the sweeper the work in start order (the work itself when
-// sorted, else the indices order, see startOrder), clipped to win, and
-// reads the sweeper's totals.
-func (m *measure) sweep(work []event.Work, labels []Label, win interval.Interval, order []uint32, sorted bool) {
+// sorted, else the indices order merged from its runs, see startOrder),
+// clipped to win, and reads the sweeper's totals. The order of work that
+// starts at the same time does not change the totals.
+func (m *measure) sweep(work []event.Work, labels []Label, win interval.Interval, order []uint32, runs []int, sorted bool) {
 	if sorted {
 		for k := range work {
 			if sp, ok := clipSpan(&work[k], labels[k], win); ok {
@@ -207,9 +206,12 @@ func (m *measure) sweep(work []event.Work, labels []Label, win interval.Interval
 			}
 		}
 	} else {
-		for _, k := range order {
-			if sp, ok := clipSpan(&work[k], labels[k], win); ok {
-				m.sw.feed(sp)
+		rm := newRunMerge(work, order, runs)
+		for b := rm.next(); b != nil; b = rm.next() {
+			for _, k := range b {
+				if sp, ok := clipSpan(&work[k], labels[k], win); ok {
+					m.sw.feed(sp)
+				}
 			}
 		}
 	}
@@ -237,76 +239,17 @@ func clipSpan(w *event.Work, l Label, win interval.Interval) (span, bool) {
 	return mkSpan(iv.Start, iv.End, uint8(r), w.Kind == event.Kernel), true
 }
 
-// startOrder returns the indices of the work with time inside win in
-// start order, without copying the work. When the table is its device
-// tables one after the other, each in start order, it merges those few
-// runs (see tableRuns). Otherwise, since a stream runs its work one item
-// at a time, each stream's items are in start order in each device table:
-// it groups item indices by stream (4 bytes per item), merges each
-// stream's per-table runs (or sorts a stream that is out of order; see
-// sortByStart), and merges the streams: as runs when they are few, else
-// with a heap. Clipping to the window keeps the order, since max(start,
-// window start) is monotone.
-func startOrder(work []event.Work, win interval.Interval) []uint32 {
-	if idx, ok := tableRuns(work, win); ok {
-		return idx
-	}
+// startOrder returns the indices of the work with time inside win and
+// the bounds of runs of them, each in start order, to be merged (see
+// runMerge) without copying the work. Since a stream runs its work one
+// item at a time, each stream's items are in start order in each device
+// table: the indices are grouped by stream (4 bytes per item) and each
+// stream cut into its ascending runs (or sorted, when it has many; see
+// streamRunBounds). Clipping to the window keeps the order, since
+// max(start, window start) is monotone.
+func startOrder(work []event.Work, win interval.Interval) ([]uint32, []int) {
 	idx, off := streamRuns(work, win)
-	for b := 0; b+1 < len(off); b++ {
-		sortByStart(work, idx[off[b]:off[b+1]])
-	}
-	if naturalSort(idx, func(a, b uint32) int { return cmp.Compare(work[a].Start, work[b].Start) }) {
-		return idx // few streams: merged like runs
-	}
-	h := &runHeap{work: work, idx: idx}
-	for b := 0; b+1 < len(off); b++ {
-		if off[b] < off[b+1] {
-			h.runs = append(h.runs, cursor{off[b], off[b+1]})
-		}
-	}
-	heap.Init(h)
-	order := make([]uint32, 0, len(idx))
-	for h.Len() > 0 {
-		order = append(order, idx[h.runs[0].pos])
-		h.runs[0].pos++
-		if h.runs[0].pos == h.runs[0].end {
-			heap.Pop(h)
-		} else {
-			heap.Fix(h, 0)
-		}
-	}
-	return order
-}
-
-// tableRuns returns the indices of the work with time inside win in start
-// order when, in table order, they are at most serialMerges+1 ascending
-// runs (each device table in start order, one after the other): merging
-// them is cheaper than a merge of the streams. Otherwise it returns false
-// without allocating.
-func tableRuns(work []event.Work, win interval.Interval) ([]uint32, bool) {
-	n, runs := 0, 0
-	last := int64(math.MinInt64)
-	for i := range work {
-		w := &work[i]
-		if iv, in := interval.ClipWork(w.Start, w.End, win); !in || iv.Empty() {
-			continue
-		}
-		if w.Start < last {
-			if runs++; runs > serialMerges {
-				return nil, false
-			}
-		}
-		last = w.Start
-		n++
-	}
-	idx := make([]uint32, 0, n)
-	for i := range work {
-		if iv, in := interval.ClipWork(work[i].Start, work[i].End, win); in && !iv.Empty() {
-			idx = append(idx, uint32(i))
-		}
-	}
-	sortByStart(work, idx)
-	return idx, true
+	return idx, streamRunBounds(work, idx, off)
 }
 
 // streamRuns groups the indices of the work with time inside win by
@@ -382,29 +325,6 @@ func (bk *streamBuckets) of(stream uint32) int32 {
 	}
 	bk.streams = append(bk.streams, stream)
 	return int32(len(bk.streams) - 1)
-}
-
-// cursor is the unread part [pos, end) of one stream's run in idx.
-type cursor struct{ pos, end int }
-
-// runHeap orders stream runs by the start of their next item
-// (container/heap).
-type runHeap struct {
-	work []event.Work
-	idx  []uint32
-	runs []cursor
-}
-
-func (h *runHeap) Len() int { return len(h.runs) }
-func (h *runHeap) Less(i, j int) bool {
-	return h.work[h.idx[h.runs[i].pos]].Start < h.work[h.idx[h.runs[j].pos]].Start
-}
-func (h *runHeap) Swap(i, j int) { h.runs[i], h.runs[j] = h.runs[j], h.runs[i] }
-func (h *runHeap) Push(x any)    { h.runs = append(h.runs, x.(cursor)) }
-func (h *runHeap) Pop() any {
-	last := h.runs[len(h.runs)-1]
-	h.runs = h.runs[:len(h.runs)-1]
-	return last
 }
 
 // multiCover returns the length of the instants in [from, to) covered by at

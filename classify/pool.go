@@ -7,19 +7,23 @@ import (
 
 // Pool lends goroutines to the work on one rank. Its slots are shared
 // with the caller's other work (package analysis hands it the slots of its
-// workers): a piece of work runs on a goroutine of its own when a slot is
-// free as the pieces are handed out, else on the caller's goroutine. The
-// pieces of one step write disjoint parts of the result, or results that
-// are merged in piece order, so the result never depends on how many
-// goroutines ran them, nor where: tests hold a nil pool, which runs
-// everything on the caller's goroutine, to wide ones.
+// workers, one per core): a piece of work runs on a goroutine of its own
+// when a slot is free as the pieces are handed out, else on the caller's
+// goroutine. The caller holds one slot while it works on the rank; while
+// it waits for helpers, it gives its slot back (so that the pieces its
+// helpers cut in turn can use that core) and takes one again before it
+// goes on. The pieces of one step write disjoint parts of the result, or
+// results that are merged in piece order, so the result never depends on
+// how many goroutines ran them, nor where: tests hold a nil pool, which
+// runs everything on the caller's goroutine, to wide ones.
 type Pool struct {
 	slots chan struct{}
 	piece int // the fewest items worth a piece of their own; 0: minPiece
 }
 
 // NewPool returns a pool lending the free slots of slots (a slot is taken
-// by sending to it); a nil channel lends none.
+// by sending to it), one of which the caller holds; a nil channel lends
+// none.
 func NewPool(slots chan struct{}) *Pool {
 	if slots == nil {
 		return nil
@@ -68,7 +72,11 @@ func (p *Pool) each(n int, f func(k int)) {
 			break
 		}
 	}
-	r.wg.Wait()
+	if helpers > 0 {
+		<-p.slots // this goroutine's slot, while it waits
+		r.wg.Wait()
+		p.slots <- struct{}{}
+	}
 	if r.panicked {
 		panic(r.pval)
 	}

@@ -22,7 +22,7 @@ func TestPoolEach(t *testing.T) {
 	for _, slots := range []int{0, 1, 3} {
 		var p *Pool
 		if slots > 0 {
-			p = NewPool(make(chan struct{}, slots))
+			p = heldPool(slots, 0)
 		}
 		for _, n := range []int{0, 1, 2, 7, 100} {
 			seen := make([]atomic.Int32, n)
@@ -32,8 +32,8 @@ func TestPoolEach(t *testing.T) {
 					t.Fatalf("slots %d, n %d: piece %d ran %d times", slots, n, k, c)
 				}
 			}
-			if p != nil && len(p.slots) != 0 {
-				t.Fatalf("slots %d, n %d: %d slots still taken", slots, n, len(p.slots))
+			if p != nil && len(p.slots) != 1 {
+				t.Fatalf("slots %d, n %d: %d slots taken, want the caller's", slots, n, len(p.slots))
 			}
 		}
 		func() {
@@ -48,8 +48,8 @@ func TestPoolEach(t *testing.T) {
 				}
 			})
 		}()
-		if p != nil && len(p.slots) != 0 {
-			t.Fatalf("slots %d: %d slots still taken after a panic", slots, len(p.slots))
+		if p != nil && len(p.slots) != 1 {
+			t.Fatalf("slots %d: %d slots taken after a panic, want the caller's", slots, len(p.slots))
 		}
 	}
 }
@@ -58,11 +58,15 @@ func TestPoolEach(t *testing.T) {
 // many goroutines, pieces of a few items (so that ranks of a few thousand
 // items are cut into many pieces and stream segments).
 func testPools() []*Pool {
-	return []*Pool{
-		{slots: make(chan struct{}, 1), piece: 64},
-		{slots: make(chan struct{}, 3), piece: 7},
-		{slots: make(chan struct{}, 8), piece: 1},
-	}
+	return []*Pool{heldPool(1, 64), heldPool(3, 7), heldPool(8, 1)}
+}
+
+// heldPool returns a pool of n slots cutting pieces of piece items (0:
+// the default), one slot held by the caller.
+func heldPool(n, piece int) *Pool {
+	p := &Pool{slots: make(chan struct{}, n), piece: piece}
+	p.slots <- struct{}{}
+	return p
 }
 
 // checkPooled holds the labels and the summary of rk with each test pool
@@ -91,6 +95,13 @@ func checkPooled(t *testing.T, c *event.Capture, rk *event.Rank, set *rules.Set,
 		}
 		if !reflect.DeepEqual(gotSum, wantSum) {
 			t.Fatalf("%d slots, pieces of %d: summary\n%+v\nwithout a pool\n%+v", cap(pool.slots), pool.piece, gotSum, wantSum)
+		}
+		oneSum, oneLabels, err := SummarizeRank(c, rk, set, byName, Options{}, pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(oneSum, wantSum) || !reflect.DeepEqual(oneLabels, want) {
+			t.Fatalf("%d slots, pieces of %d: SummarizeRank differs from Attribute then Summarize", cap(pool.slots), pool.piece)
 		}
 	}
 }
