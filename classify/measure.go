@@ -76,27 +76,69 @@ func workInStartOrder(work []event.Work) bool {
 // run measures the work with its labels in win: the counters in pieces
 // of the work, merged, and the busy times in one sweep over the work in
 // start order (order, or the work itself when sorted), on the goroutines
-// pool lends.
+// pool lends. When the work is cut into pieces, so is the sweep, by start
+// time (see sweepCut).
 func (m *measure) run(rank *event.Rank, labels []Label, win interval.Interval, order []uint32, runs []int, sorted bool, pool *Pool) {
 	work := rank.Work
 	parts := pool.pieces(len(work))
 	pc := make([]counts, parts)
-	pool.each(parts+1, func(k int) {
-		if k == 0 { // the sweep, the longest piece, first
-			m.sweep(work, labels, win, order, runs, sorted)
-			return
-		}
+	count := func(k int) {
 		c := newCounts(rank)
-		lo, hi := bounds(k-1, parts, len(work))
+		lo, hi := bounds(k, parts, len(work))
 		for i := lo; i < hi; i++ {
 			c.add(&work[i], labels[i], win)
 		}
-		pc[k-1] = c
-	})
+		pc[k] = c
+	}
+	if parts == 1 {
+		pool.each(2, func(k int) {
+			if k == 0 {
+				m.sweep(work, labels, win, order, runs, sorted)
+			} else {
+				count(0)
+			}
+		})
+	} else {
+		m.sweepCut(newSweepCut(work, labels, win, order, runs, sorted, parts), pool, count, parts)
+	}
 	m.counts = pc[0]
 	for k := 1; k < parts; k++ {
 		m.merge(&pc[k])
 	}
+}
+
+// sweepCut sweeps the stretches of cut, beside count(k) for k in [0,
+// parts), on the goroutines pool lends.
+func (m *measure) sweepCut(cut *sweepCut, pool *Pool, count func(k int), parts int) {
+	ns := cut.stretches()
+	ends := make([]latestEnds, ns)
+	pool.each(ns-1, func(k int) { ends[k] = cut.ends(k) })
+	in := make([]latestEnds, ns)
+	carried := noEnds()
+	for k := range ns {
+		in[k] = carried
+		carried.merge(&ends[k])
+	}
+	tot := make([]sweepTotals, ns)
+	pool.each(ns+parts, func(k int) {
+		if k < ns {
+			tot[k] = cut.sweep(k, &in[k])
+		} else {
+			count(k - ns)
+		}
+	})
+	var t sweepTotals
+	for _, o := range tot {
+		t.add(o)
+	}
+	m.setTotals(t)
+}
+
+// setTotals keeps the busy times of the sweep.
+func (m *measure) setTotals(t sweepTotals) {
+	m.busy, m.kernelBusy, m.nonCommBusy, m.multi = t.all, t.kern, t.nonComm, t.multi
+	m.regionBusy = t.reg
+	m.commBusy = m.regionBusy[rules.Communication]
 }
 
 // merge adds o's counters to c's.
@@ -215,15 +257,7 @@ func (m *measure) sweep(work []event.Work, labels []Label, win interval.Interval
 			}
 		}
 	}
-	w := &m.sw
-	if w.started && w.last > w.frontier {
-		w.multi += multiCover(w.frontier, w.last, &w.reg)
-	}
-	m.busy, m.kernelBusy, m.nonCommBusy, m.multi = w.all.Len(), w.kern.Len(), w.nonComm.Len(), w.multi
-	for r := range w.reg {
-		m.regionBusy[r] = w.reg[r].Len()
-	}
-	m.commBusy = m.regionBusy[rules.Communication]
+	m.setTotals(m.sw.totals())
 }
 
 // clipSpan is w clipped to win as a span, and whether any time is left.

@@ -198,10 +198,19 @@ func (c *mergeCursor) before(d *mergeCursor) bool {
 }
 
 func newRunMerge[I int32 | uint32](work []event.Work, s []I, bounds []int) *runMerge[I] {
+	if len(bounds) == 0 {
+		return &runMerge[I]{work: work, s: s}
+	}
+	return newRunMergeOf(work, s, bounds[:len(bounds)-1], bounds[1:])
+}
+
+// newRunMergeOf merges the runs s[lo[r]:hi[r]] (parts of the runs of s,
+// each ascending in start), as newRunMerge merges whole ones.
+func newRunMergeOf[I int32 | uint32](work []event.Work, s []I, lo, hi []int) *runMerge[I] {
 	m := &runMerge[I]{work: work, s: s}
-	for r := 0; r+1 < len(bounds); r++ {
-		if bounds[r] < bounds[r+1] {
-			m.h = append(m.h, mergeCursor{key: work[s[bounds[r]]].Start, pos: bounds[r], end: bounds[r+1], run: r})
+	for r := range lo {
+		if lo[r] < hi[r] {
+			m.h = append(m.h, mergeCursor{key: work[s[lo[r]]].Start, pos: lo[r], end: hi[r], run: r})
 		}
 	}
 	for i := len(m.h)/2 - 1; i >= 0; i-- {
