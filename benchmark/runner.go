@@ -81,6 +81,9 @@ type runner struct {
 	starts  []time.Time // each measured step's t=0
 	recMu   sync.Mutex
 	recErr  *RecordsError // the first OnRecord failure and the records lost
+	// firstFail is the first failed request's class and message (under
+	// recMu), for Result.FailureCause.
+	firstFail string
 }
 
 // RecordsError is returned with the complete result when Config.OnRecord
@@ -373,11 +376,17 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (result.Sweep
 func (r *runner) record(rec *result.Record, c *capture) {
 	rec.RunID, rec.WorkloadSHA256 = r.res.RunID, r.res.Workload.SHA256 // ties it to the result
 	clientCounts(r.cfg.Tokenizer, rec, c)
+	r.recMu.Lock()
+	defer r.recMu.Unlock()
+	if !rec.OK && r.firstFail == "" && rec.ErrorClass != result.ClassCancelled {
+		r.firstFail = rec.ErrorClass
+		if rec.Error != "" {
+			r.firstFail += ": " + rec.Error
+		}
+	}
 	if r.cfg.OnRecord == nil {
 		return
 	}
-	r.recMu.Lock()
-	defer r.recMu.Unlock()
 	if r.recErr != nil {
 		r.recErr.Lost++ // the writer failed before: the record is lost
 		return
@@ -454,6 +463,7 @@ func (r *runner) finish() {
 		r.warn.add("the run was interrupted: figures cover only what was measured before the interrupt")
 	}
 	res.Warnings = r.warn.all()
+	res.FailureCause = failureCause(r.firstFail, r.model, r.info.Models)
 	defer func() {
 		// One place for every warning's secrets: the API key and URL
 		// credentials never reach the result (scraper and step warnings
@@ -461,6 +471,7 @@ func (r *runner) finish() {
 		for i, w := range res.Warnings {
 			res.Warnings[i] = r.client.Redact(w, r.cfg.APIKey)
 		}
+		res.FailureCause = r.client.Redact(res.FailureCause, r.cfg.APIKey)
 	}()
 	if len(r.starts) == 0 || r.metrics == nil {
 		return
@@ -473,6 +484,25 @@ func (r *runner) finish() {
 	if hr := sm.PrefixCacheHitRate; hr != nil && *hr > 0 && !res.Load.ResetPrefixCache {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the server's prefix cache served %.1f%% of the prompt tokens in the measured window and was not reset (--reset-prefix-cache): part of that may be warm from earlier runs, which makes runs incomparable", 100**hr))
 	}
+}
+
+// failureCause says why requests failed in the server's words: first is
+// the first failure ("http_404: The model `x` does not exist."), model
+// the model asked for and served what GET /v1/models listed. It names the
+// served models when model is not among them. "" when nothing failed.
+func failureCause(first, model string, served []string) string {
+	if first == "" {
+		return ""
+	}
+	const most = 300 // a one-line message, not the server's whole page
+	if r := []rune(first); len(r) > most {
+		first = string(r[:most]) + "…"
+	}
+	out := "first failure " + strings.Join(strings.Fields(first), " ")
+	if len(served) > 0 && !slices.Contains(served, model) {
+		out += fmt.Sprintf("; --model %q is not among the models the server lists at /v1/models: %s", model, strings.Join(served, ", "))
+	}
+	return out
 }
 
 // endpointKind says which endpoints the workload uses.

@@ -51,8 +51,8 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 	}
 	ca := &engineClient{t: a, opt: opt, style: style(a.Engine)}
 	cb := &engineClient{t: b, opt: opt, style: style(b.Engine)}
-	ca.resolveAuto(ctx)
-	cb.resolveAuto(ctx)
+	ca.discover(ctx)
+	cb.discover(ctx)
 	rep := &checkreport.Report{
 		Schema:    checkreport.Schema,
 		StartedAt: time.Now().UTC(),
@@ -78,8 +78,10 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 			opt.Progress(i+1, len(w.Requests))
 		}
 	}
-	rep.A = checkreport.Endpoint{URL: redact.URL(a.URL), Model: a.Model, Engine: ca.style, EvidenceSource: evidenceSource(engine.Dialect(ca.style))}
-	rep.B = checkreport.Endpoint{URL: redact.URL(b.URL), Model: b.Model, Engine: cb.style, EvidenceSource: evidenceSource(engine.Dialect(cb.style))}
+	rep.A, rep.B = ca.endpoint(), cb.endpoint()
+	if d := checkreport.ModelsDiffer(rep.A, rep.B); d != "" {
+		rep.Notes = append(rep.Notes, d)
+	}
 	rep.Summary = checkreport.NewSummary(rep.Requests)
 	rep.EndedAt = time.Now().UTC()
 	if rep.Summary.Requests < len(w.Requests) {
@@ -99,11 +101,19 @@ func style(s string) string {
 }
 
 type engineClient struct {
-	t     Target
-	opt   Options
-	style string
+	t      Target
+	opt    Options
+	style  string
+	served []string // GET /v1/models ids, bounded (discover)
 	// autoPlain is set once an auto-style engine refused the vLLM extras.
 	autoPlain bool
+}
+
+// endpoint is the report's view of the engine: URL without credentials,
+// the model asked for and the models it serves.
+func (c *engineClient) endpoint() checkreport.Endpoint {
+	return checkreport.Endpoint{URL: redact.URL(c.t.URL), Model: c.t.Model, ServedModels: c.served,
+		Engine: c.style, EvidenceSource: evidenceSource(engine.Dialect(c.style))}
 }
 
 // ask sends one request and returns the engine's answer; failures are

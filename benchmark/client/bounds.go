@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/redact"
@@ -53,4 +54,41 @@ func ValidateBaseURL(s string) error {
 		return fmt.Errorf("%s has no host", redact.URL(s))
 	}
 	return nil
+}
+
+// MaxModels bounds the model ids kept from GET /v1/models, and
+// maxModelName the bytes of each.
+const (
+	MaxModels    = 32
+	maxModelName = 256
+)
+
+// clipName cuts a model id from the server to maxModelName bytes, on a
+// rune boundary.
+func clipName(s string) string {
+	if len(s) <= maxModelName {
+		return s
+	}
+	n := maxModelName
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// TrimV1 drops one trailing "/v1" (or "/v1/") from a server's base URL,
+// as the OpenAI SDK's base_url has it: servecmp appends /v1/... itself,
+// so "http://host:8000/v1" would otherwise ask for /v1/v1/models. Any
+// other URL comes back unchanged.
+func TrimV1(base string) string {
+	u, err := url.Parse(base)
+	if err != nil || u.RawQuery != "" || u.Fragment != "" {
+		return base
+	}
+	p := strings.TrimRight(u.Path, "/")
+	if !strings.HasSuffix(p, "/v1") {
+		return base
+	}
+	u.Path, u.RawPath = strings.TrimSuffix(p, "/v1"), ""
+	return u.String()
 }

@@ -16,9 +16,12 @@ import (
 
 // EngineInfo is what detection found about the server.
 type EngineInfo struct {
-	Engine     string // one of engine.Names
-	Version    string
-	Model      string // first model served (GET /v1/models)
+	Engine  string // one of engine.Names
+	Version string
+	Model   string // first model served (GET /v1/models)
+	// Models are the ids GET /v1/models listed, in its order (at most
+	// MaxModels, each clipped), for messages that name what is served.
+	Models     []string
 	Root       string // vLLM's model root (checkpoint path), when given
 	DetectedBy string // how Engine was decided, for the manifest
 	// Extra is what the engine says about itself beyond its version
@@ -172,6 +175,9 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 	} else {
 		info.Model = models.Data[0].ID
 		info.Root = models.Data[0].Root
+		for _, m := range models.Data[:min(len(models.Data), MaxModels)] {
+			info.Models = append(info.Models, clipName(m.ID))
+		}
 		ownedBy = models.Data[0].OwnedBy
 		how = append(how, "GET /v1/models owned_by="+ownedBy)
 	}

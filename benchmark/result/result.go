@@ -71,6 +71,12 @@ type Result struct {
 	// EndedAt is the wall-clock instant (UTC) the run ended, drain and
 	// scrape included; absent in results of PreviousSchema.
 	EndedAt time.Time `json:"ended_at,omitzero"`
+
+	// FailureCause, in memory only (the records keep every error), says
+	// why requests failed in the server's own words: the first failure's
+	// class and message and, when the model asked for is not among those
+	// the server lists, the models it serves. "" when none failed.
+	FailureCause string `json:"-"`
 }
 
 // Manifest records what was measured and how, so that two results can be

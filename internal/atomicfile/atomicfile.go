@@ -157,6 +157,13 @@ func unwrapPath(err error) error {
 // a kind Write accepts. flag names the option in the error ("--out").
 // An empty path is accepted (no output asked for).
 func CheckWritable(flag, path string, inputs ...string) error {
+	if err := checkWritable(flag, path, inputs...); err != nil {
+		return &BadOutput{err}
+	}
+	return nil
+}
+
+func checkWritable(flag, path string, inputs ...string) error {
 	if path == "" {
 		return nil
 	}
@@ -192,6 +199,14 @@ func CheckWritable(flag, path string, inputs ...string) error {
 	return nil
 }
 
+// BadOutput is an output path refused before any work (CheckWritable,
+// CheckDistinct): a mistake in the invocation, which the command line
+// reports with its usage exit status whichever flag named the path.
+type BadOutput struct{ Err error }
+
+func (e *BadOutput) Error() string { return e.Err.Error() }
+func (e *BadOutput) Unwrap() error { return e.Err }
+
 // CheckDistinct reports an error when two outputs name the same file.
 // flags and paths are parallel; empty paths are skipped.
 func CheckDistinct(flags, paths []string) error {
@@ -201,7 +216,7 @@ func CheckDistinct(flags, paths []string) error {
 				continue
 			}
 			if paths[i] == paths[j] || same(paths[i], paths[j]) {
-				return fmt.Errorf("%s and %s name the same file %s", flags[i], flags[j], paths[i])
+				return &BadOutput{fmt.Errorf("%s and %s name the same file %s", flags[i], flags[j], paths[i])}
 			}
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
 func TestOneLine(t *testing.T) {
@@ -40,6 +42,8 @@ func tree() *cobra.Command {
 			return errors.New("it failed\nbadly")
 		case "usage":
 			return Usagef("--n %d: too many", n)
+		case "badout":
+			return fmt.Errorf("wrapped: %w", &atomicfile.BadOutput{Err: errors.New("--out d: is a directory")})
 		}
 		return nil
 	}}
@@ -56,7 +60,10 @@ func TestRunExitCodes(t *testing.T) {
 	}{
 		{[]string{"do", "x"}, ExitOK, ""},
 		{[]string{"do", "fail"}, ExitFailure, "prog: it failed; badly\n"},
-		{[]string{"do", "usage", "--n", "3"}, ExitUsage, "prog: --n 3: too many\nRun 'prog --help' for usage.\n"},
+		{[]string{"do", "usage", "--n", "3"}, ExitUsage, "prog: --n 3: too many\nRun 'prog do --help' for usage.\n"},
+		{[]string{"do", "x", "--nn", "3"}, ExitUsage, "prog: unknown flag: --nn (did you mean --n?)\nRun 'prog do --help' for usage.\n"},
+		{[]string{"do", "x", "--zzzzzz", "3"}, ExitUsage, "prog: unknown flag: --zzzzzz\nRun 'prog do --help' for usage.\n"},
+		{[]string{"do", "badout"}, ExitUsage, "prog: wrapped: --out d: is a directory\nRun 'prog do --help' for usage.\n"},
 		{[]string{"do"}, ExitUsage, "arg"},
 		{[]string{"do", "x", "--n", "x"}, ExitUsage, "--n"},
 		{[]string{"undo"}, ExitUsage, "unknown command"},
