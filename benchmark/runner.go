@@ -84,6 +84,18 @@ type runner struct {
 	// firstFail is the first failed request's class and message (under
 	// recMu), for Result.FailureCause.
 	firstFail string
+	self      *float64 // sharedPrefixShare of reqs, once computed
+	sweepWarm bool     // the sweep warned that its steps re-send cached prompts
+}
+
+// selfShare is the share of the prompt tokens the workload's own shared
+// prefixes let a prefix cache serve (sharedPrefixShare), computed once.
+func (r *runner) selfShare() float64 {
+	if r.self == nil {
+		s := sharedPrefixShare(r.reqs)
+		r.self = &s
+	}
+	return *r.self
 }
 
 // RecordsError is returned with the complete result when Config.OnRecord
@@ -297,7 +309,8 @@ func (r *runner) sweep(ctx context.Context, warm result.Phase) error {
 		}
 		steps = append(steps, st)
 	}
-	if len(values) > 1 && !cfg.Load.ResetPrefixCache && !noCacheHits(steps) {
+	if len(values) > 1 && !cfg.Load.ResetPrefixCache && !noCacheHits(steps, r.selfShare()+warmMargin) {
+		r.sweepWarm = true // the warm-cache warning of finish would say it again
 		r.warn.add("sweep: every step re-sends the same prompts and the prefix cache is not reset between steps (--reset-prefix-cache): later steps may hit the cache and look faster")
 	}
 	res := r.res
@@ -360,8 +373,8 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (result.Sweep
 	steady, drain := result.SplitPhases(out.recs, out.sendEndS)
 	st := result.SweepStep{Value: v, Load: sl, Summary: sum, Phases: result.Phases{Steady: steady, Drain: drain}, Incomplete: out.interrupted}
 	st.StartedAt, st.EndedAt = result.WallAt(out.start, 0, 1000*drain.EndS)
-	stepWarnings(&stepWarn, &sl, &sum, &out)
-	tokenWarnings(&stepWarn, sum.TokenCheck)
+	stepWarnings(&stepWarn, &sl, &sum, &out, r.selfShare())
+	tokenWarnings(&stepWarn, sum.TokenCheck, r.info.Simulated)
 	st.Warnings = stepWarn.all()
 	for _, w := range st.Warnings {
 		if cfg.SweepKind != "" {
@@ -398,7 +411,7 @@ func (r *runner) record(rec *result.Record, c *capture) {
 }
 
 // stepWarnings adds the warnings one measured step's figures call for.
-func stepWarnings(w *warnings, sl *result.LoadPolicy, sum *result.Summary, out *stepOut) {
+func stepWarnings(w *warnings, sl *result.LoadPolicy, sum *result.Summary, out *stepOut, self float64) {
 	if sum.UsageMissing > 0 {
 		w.add(fmt.Sprintf("%d of %d successful requests had no usage from the server: their output tokens were counted from the chunks (token_ids length, else one per content chunk)", sum.UsageMissing, sum.RequestsOK))
 	}
@@ -421,7 +434,7 @@ func stepWarnings(w *warnings, sl *result.LoadPolicy, sum *result.Summary, out *
 	if sum.ChunkTokenMismatches > 0 {
 		w.add(fmt.Sprintf("%d successful requests had chunk token counts that do not add up to usage.completion_tokens (tokens coalesced without continuous usage or token_ids): itl_per_token_ms and tokens_per_chunk count one token per chunk for them", sum.ChunkTokenMismatches))
 	}
-	requestWarnings(w, sum)
+	requestWarnings(w, sum, self)
 	if sl.DurationS > 0 && out.notSent == 0 && !out.interrupted {
 		w.add(fmt.Sprintf("the workload ran out before --duration %gs: every request was sent", sl.DurationS))
 	}
@@ -481,8 +494,10 @@ func (r *runner) finish() {
 	sm := r.metrics.result(from, to)
 	res.ServerMetrics = sm
 	res.Warnings = append(res.Warnings, sm.Warnings...)
-	if hr := sm.PrefixCacheHitRate; hr != nil && *hr > 0 && !res.Load.ResetPrefixCache {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("the server's prefix cache served %.1f%% of the prompt tokens in the measured window and was not reset (--reset-prefix-cache): part of that may be warm from earlier runs, which makes runs incomparable", 100**hr))
+	if hr := sm.PrefixCacheHitRate; hr != nil && !r.sweepWarm {
+		if w := warmCacheWarning(*hr, r.selfShare(), res.Load.ResetPrefixCache); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
 	}
 }
 

@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/compare"
@@ -24,6 +26,11 @@ type runner struct {
 	wlSHA string
 	eng   *engines
 	out   *Outcome
+	// warned maps a step warning, its figures masked, to the steps that
+	// gave it (warnOnce).
+	warned map[string][]string
+	wkeys  []string // warned's keys in the order first given
+	wfirst []string // the warning as first given, per wkeys
 }
 
 // Run executes the experiment's plan into dir: it materialises or hashes
@@ -71,11 +78,46 @@ func Run(ctx context.Context, e *Experiment, dir string, o RunOptions) (*Outcome
 		r.out.Ran = append(r.out.Ran, s.Name)
 		r.eng.after(i)
 	}
+	r.sayRepeats()
 	if len(todo) == 0 {
 		fmt.Fprintf(o.Stderr, "servecmp run: every step is done and unchanged: nothing to do (the report in %s stands)\n", dir)
 		return r.out, nil
 	}
 	return r.out, nil
+}
+
+// figures matches the numbers of a warning, which differ from step to
+// step when the cause is the same.
+var figures = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
+
+// warnOnce prints a step's warning the first time a warning like it (the
+// same words, whatever its figures) comes, and remembers the steps that
+// repeat it for sayRepeats: one cause, one line, however many steps.
+func (r *runner) warnOnce(step, w string) {
+	key := figures.ReplaceAllString(w, "#")
+	if r.warned == nil {
+		r.warned = map[string][]string{}
+	}
+	steps, seen := r.warned[key]
+	r.warned[key] = append(steps, step)
+	if !seen {
+		r.wkeys, r.wfirst = append(r.wkeys, key), append(r.wfirst, w)
+		fmt.Fprintf(r.o.Stderr, "servecmp run: %s: warning: %s\n", step, w)
+	}
+}
+
+// sayRepeats tells, once per warning, which later steps gave it again.
+func (r *runner) sayRepeats() {
+	for i, k := range r.wkeys {
+		if steps := r.warned[k]; len(steps) > 1 {
+			w := []rune(r.wfirst[i])
+			if len(w) > 60 {
+				w = append(w[:60], '…')
+			}
+			fmt.Fprintf(r.o.Stderr, "servecmp run: %s's warning \"%s\" came again from %s (each step's result.json keeps its own)\n",
+				steps[0], string(w), strings.Join(steps[1:], ", "))
+		}
+	}
 }
 
 // sayKept tells which steps an earlier run completed and this one keeps.

@@ -140,7 +140,7 @@ func (r *runner) bench(ctx context.Context, s Step, dir string) error {
 		return errors.New(msg)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(r.o.Stderr, "servecmp run: %s: warning: %s\n", s.Name, w)
+		r.warnOnce(s.Name, w)
 	}
 	return nil
 }

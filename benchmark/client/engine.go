@@ -28,6 +28,10 @@ type EngineInfo struct {
 	// (llama.cpp's /props: model file, slots, context size), for the
 	// manifest's extra fields.
 	Extra map[string]string
+	// Simulated is set for servecmp serve-sim (servecmp_simulated in its
+	// model card), whose token counts of text are words, not a
+	// tokenizer's.
+	Simulated bool
 	// modelsErr says why Model is empty: GET /v1/models failed, or
 	// answered an empty list.
 	ModelsErr string
@@ -157,9 +161,10 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 	info := EngineInfo{Engine: name}
 	var models struct {
 		Data []struct {
-			ID      string `json:"id"`
-			OwnedBy string `json:"owned_by"`
-			Root    string `json:"root"`
+			ID        string `json:"id"`
+			OwnedBy   string `json:"owned_by"`
+			Root      string `json:"root"`
+			Simulated bool   `json:"servecmp_simulated"`
 		} `json:"data"`
 	}
 	var how []string
@@ -179,6 +184,7 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 			info.Models = append(info.Models, clipName(m.ID))
 		}
 		ownedBy = models.Data[0].OwnedBy
+		info.Simulated = models.Data[0].Simulated
 		how = append(how, "GET /v1/models owned_by="+ownedBy)
 	}
 	var ver struct {
