@@ -14,6 +14,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/compare"
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // runner is one Run's state.
@@ -80,10 +81,26 @@ func Run(ctx context.Context, e *Experiment, dir string, o RunOptions) (*Outcome
 	}
 	r.sayRepeats()
 	if len(todo) == 0 {
-		fmt.Fprintf(o.Stderr, "servecmp run: every step is done and unchanged: nothing to do (the report in %s stands)\n", dir)
-		return r.out, nil
+		return r.out, r.reprint()
 	}
 	return r.out, nil
+}
+
+// reprint writes the standing report.txt to Stdout, as a run that made
+// it did: "run ... > report.txt" keeps its report when nothing was left
+// to do.
+func (r *runner) reprint() error {
+	p := filepath.Join(r.dir, ReportText)
+	fmt.Fprintf(r.o.Stderr, "servecmp run: every step is done and unchanged: nothing to do; the report stands (%s)\n", p)
+	if r.o.Stdout == nil {
+		return nil
+	}
+	b, err := infile.ReadFile(p)
+	if err != nil {
+		return fmt.Errorf("the standing report: %v (rerun with --force)", err)
+	}
+	_, err = r.o.Stdout.Write(b)
+	return err
 }
 
 // figures matches the numbers of a warning, which differ from step to

@@ -182,9 +182,20 @@ slo: {ttft_ms: "p99<=500", e2e_ms: "<=2000"}
 		t.Errorf("report.json: %+v", rep)
 	}
 
-	code, _, stderr = servecmpRun(t, exp, out)
+	first := stdout
+	code, stdout, stderr = servecmpRun(t, exp, out)
 	if code != 0 || len(stepsRun(stderr)) != 0 || !strings.Contains(stderr, "kept 10 step(s)") || !strings.Contains(stderr, "nothing to do") {
 		t.Errorf("unchanged rerun: exit %d\n%s", code, stderr)
+	}
+	if stdout != first || stdout != mustRead(t, filepath.Join(out, "report.txt")) {
+		t.Errorf("unchanged rerun: stdout is not the report again (%d bytes, report %d)", len(stdout), len(first))
+	}
+	// compare reads the run directory itself: the same results, records
+	// and check, so the same conclusion.
+	var co, ce bytes.Buffer
+	if code := run(context.Background(), []string{"compare", "--a", out, "--b", out, "--intentional", "engine"}, &co, &ce); code != 0 ||
+		strings.SplitN(co.String(), "\n", 2)[0] != strings.SplitN(first, "\n", 2)[0] || !strings.Contains(co.String(), "correctness: PASSED") {
+		t.Errorf("compare --a %s --b %s: exit %d, first line %q, want %q\n%s", out, out, code, strings.SplitN(co.String(), "\n", 2)[0], strings.SplitN(first, "\n", 2)[0], ce.String())
 	}
 	exp2 := runExp(t, pa, pb, strings.Replace(body, "p99<=500", "p99<=400", 1))
 	if err := os.Rename(exp2, exp); err != nil {
