@@ -22,8 +22,10 @@ bench: build
 # two bundled nsys-like profiles (scripts/demo.sh: serve-sim's own traces
 # would place every SGLang-like kernel in one region, so the demo keeps
 # exports whose regions are known). A second `make demo` keeps the steps done.
+# The report goes to demo-out/report.txt; the demo ends with its conclusion
+# and where the files are.
 demo: build
-	bin/servecmp run testdata/demo/experiment.yaml --out demo-out
+	bin/servecmp run testdata/demo/experiment.yaml --out demo-out >/dev/null
 	./scripts/demo.sh
 
 # demo-llamacpp: the same method on a real engine, llama.cpp's server from

@@ -19,8 +19,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/servecmp/servecmp/experiment"
+	"github.com/servecmp/servecmp/output/table"
 )
 
 // asMainEnv makes the test binary run as servecmp itself: `launch:
@@ -126,6 +128,40 @@ func killEngines(t *testing.T, ports ...int) {
 	}
 }
 
+// demoEnds runs make demo's second step (scripts/demo.sh) on the run
+// directory out and checks what a user reads at the end of make demo:
+// the conclusion, then where the files are, not the whole report; and
+// that make demo sends the report of its first step to its file only.
+func demoEnds(t *testing.T, out string) {
+	t.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Log("no bash: scripts/demo.sh not run")
+		return
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bash, filepath.Join("..", "..", "scripts", "demo.sh"))
+	cmd.Env = append(os.Environ(), "SERVECMP="+self, asMainEnv+"=1", "DEMO_OUT="+out)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("scripts/demo.sh: %v\n%s", err, e.String())
+	}
+	lines := strings.Split(strings.TrimSpace(o.String()), "\n")
+	report := mustRead(t, filepath.Join(out, "layer2", "report.txt"))
+	if len(lines) > 30 || !strings.HasPrefix(report, lines[0]) || !strings.HasPrefix(lines[len(lines)-1], "rerun:") ||
+		!strings.Contains(o.String(), "report:   "+out+"/report.txt") {
+		t.Errorf("scripts/demo.sh printed %d lines, want the conclusion and the files:\n%s", len(lines), o.String())
+	}
+	mk := mustRead(t, filepath.Join("..", "..", "Makefile"))
+	if !strings.Contains(mk, "bin/servecmp run testdata/demo/experiment.yaml --out demo-out >/dev/null") {
+		t.Error("make demo prints the whole report of servecmp run")
+	}
+}
+
 // TestRunEndToEnd runs a whole experiment with two launched engines, then
 // reruns it unchanged (nothing to do) and with a changed SLO (only the
 // report is redone, with no engine started).
@@ -183,6 +219,12 @@ slo: {ttft_ms: "p99<=500", e2e_ms: "<=2000"}
 	}
 
 	first := stdout
+	for i, l := range strings.Split(stdout, "\n") {
+		if n := utf8.RuneCountInString(l); n > table.TextWidth {
+			t.Errorf("report line %d is %d columns wide (at most %d): %s", i+1, n, table.TextWidth, l)
+		}
+	}
+	demoEnds(t, out)
 	code, stdout, stderr = servecmpRun(t, exp, out)
 	if code != 0 || len(stepsRun(stderr)) != 0 || !strings.Contains(stderr, "kept 10 step(s)") || !strings.Contains(stderr, "nothing to do") {
 		t.Errorf("unchanged rerun: exit %d\n%s", code, stderr)

@@ -76,8 +76,12 @@ func num(name, unit string) table.Column {
 	return table.Column{Name: name, Unit: unit, Digits: 4}
 }
 
+// longText is a text column whose long values (a launch command line,
+// how the engine was detected) Text moves to footnotes.
+func longText(name string) table.Column { return table.Column{Name: name, Footnote: true} }
+
 func contractTable(rep *compare.Report) *table.Table {
-	t := &table.Table{Name: "contract", Title: "Resource contract and configuration", Columns: []table.Column{textCol("field"), textCol("a"), textCol("b")}, Key: 1}
+	t := &table.Table{Name: "contract", Title: "Resource contract and configuration", Columns: []table.Column{textCol("field"), longText("a"), longText("b")}, Key: 1}
 	for _, f := range rep.Contract {
 		t.Add(f.Name, orDash(f.A), orDash(f.B))
 	}
@@ -85,7 +89,7 @@ func contractTable(rep *compare.Report) *table.Table {
 }
 
 func differencesTable(rep *compare.Report) *table.Table {
-	t := &table.Table{Name: "differences", Title: "Differences between A and B", Columns: []table.Column{textCol("field"), textCol("a"), textCol("b"), textCol("status")}, Key: 1}
+	t := &table.Table{Name: "differences", Title: "Differences between A and B", Columns: []table.Column{textCol("field"), longText("a"), longText("b"), textCol("status")}, Key: 1}
 	for _, x := range rep.Differences {
 		st := "differs"
 		switch {
@@ -104,13 +108,13 @@ func differencesTable(rep *compare.Report) *table.Table {
 
 func metricsTable(rep *compare.Report) *table.Table {
 	p := num("p_value", table.Count)
-	p.Floor = 1e-4
+	p.Floor, p.Digits = 1e-4, 2 // more digits of a p-value are noise
 	t := &table.Table{Name: "metrics", Title: "Serving metrics (delta = (B-A)/A; verdict a/b = that side is better, ~ = not distinguishable, " +
 		"needs more runs = too few runs for their spread; mdd = smallest detectable difference, % of A; n_a/n_b = runs)",
 		Columns: []table.Column{textCol("metric"), textCol("unit"), rowUnit(num("a", table.Count)), rowUnit(num("b", table.Count)), num("delta", "%"),
 			textCol("verdict"), p, rowUnit(num("ci_low", table.Count)), rowUnit(num("ci_high", table.Count)),
-			textCol("method"), {Name: "n_a", Unit: table.Count}, {Name: "n_b", Unit: table.Count},
-			num("mdd", "%"), {Name: "runs_needed", Unit: table.Count}}, Key: 1}
+			{Name: "method", Drop: 4}, {Name: "n_a", Unit: table.Count, Drop: 3}, {Name: "n_b", Unit: table.Count, Drop: 3},
+			{Name: "mdd", Unit: "%", Digits: 4, Drop: 1}, {Name: "runs_needed", Unit: table.Count}}, Key: 1}
 	for _, x := range rep.Metrics {
 		var need any
 		if x.RunsNeeded > 0 {
@@ -146,7 +150,7 @@ func serverTable(rep *compare.Report) *table.Table {
 func sweepTable(sc compare.SweepCurve) *table.Table {
 	t := &table.Table{Name: "sweep_" + sc.Side, Title: fmt.Sprintf("Sweep %s (%s, %s)", strings.ToUpper(sc.Side), sc.Kind, sc.Path),
 		Columns: []table.Column{num("offered", table.Count), num("request_throughput", "req/s"), num("output_throughput", "tok/s"),
-			num("ttft_ms_p50", "ms"), num("ttft_ms_p99", "ms"), num("tpot_ms_p50", "ms"), num("e2e_ms_p50", "ms"), num("e2e_ms_p99", "ms")}}
+			num("ttft_ms_p50", "ms"), num("ttft_ms_p99", "ms"), num("tpot_ms_p50", "ms"), num("e2e_ms_p50", "ms"), {Name: "e2e_ms_p99", Unit: "ms", Digits: 4, Drop: 1}}}
 	for _, p := range sc.Points {
 		t.Add(p.Offered, p.RequestThroughput, p.OutputThroughput, p.TTFTP50, p.TTFTP99, p.TPOTP50, p.E2EP50, p.E2EP99)
 	}
@@ -359,32 +363,43 @@ const (
 
 // comparisonText is the plain-text reading of a comparison: the
 // conclusion first, then the two layers.
+//
+// Lines wrap at table.WrapWidth (a conclusion's continuation lines are
+// indented by two spaces) and tables keep within table.TextWidth.
 func comparisonText(w io.Writer, rep *compare.Report) error {
 	var b strings.Builder
-	writeList(&b, "", Conclusion(rep))
+	wrapList(&b, "", "  ", Conclusion(rep))
 	b.WriteString("\n== " + layer1Heading + " ==\n")
-	for _, l := range Headline(rep) {
-		b.WriteString(l + "\n")
-	}
+	wrapList(&b, "", "  ", Headline(rep))
 	b.WriteByte('\n')
 	ts := Comparison(rep)
 	n1 := layer1Count(rep)
 	if err := table.Text(&b, ts[:n1]); err != nil {
 		return err
 	}
-	writeList(&b, "note: ", rep.Notes)
-	writeList(&b, "warning: ", rep.Warnings)
+	wrapList(&b, "note: ", "      ", rep.Notes)
+	wrapList(&b, "warning: ", "         ", rep.Warnings)
 	if rep.GPU != nil {
 		b.WriteString("\n== " + layer2Heading + " ==\n")
 		if err := table.Text(&b, ts[n1:]); err != nil {
 			return err
 		}
 		b.WriteString("\nprofiling limitations:\n")
-		writeList(&b, "  - ", rep.GPU.Limitations)
-		b.WriteString(rep.GPU.Note + "\n")
+		wrapList(&b, "  - ", "    ", rep.GPU.Limitations)
+		wrapList(&b, "", "", []string{rep.GPU.Note})
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// wrapList writes each item wrapped at table.WrapWidth, its first line
+// after first, the others after rest.
+func wrapList(b *strings.Builder, first, rest string, items []string) {
+	for _, s := range items {
+		for _, l := range table.Wrap(s, table.WrapWidth, first, rest) {
+			b.WriteString(l + "\n")
+		}
+	}
 }
 
 // comparisonMarkdown is the Markdown reading of a comparison: the
