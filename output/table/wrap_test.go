@@ -41,7 +41,7 @@ func TestTextWidth(t *testing.T) {
 			t.Errorf("line of %d columns: %s", utf8.RuneCountInString(l), l)
 		}
 	}
-	for _, want := range []string{"not shown here: wide_two", "[1] name x, cmd: servecmp serve-sim", "\nnote: a long note", "\n      a long note"} {
+	for _, want := range []string{"not shown here: wide_two", "[1] name x, cmd: servecmp serve-sim", "\nnote: a long note", "\n      note a long note"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}
