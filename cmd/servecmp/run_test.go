@@ -25,18 +25,6 @@ import (
 	"github.com/servecmp/servecmp/output/table"
 )
 
-// asMainEnv makes the test binary run as servecmp itself: `launch:
-// "servecmp serve-sim ..."` re-executes it (RunOptions.Self), and the
-// interrupt tests run `servecmp run` in a process of its own.
-const asMainEnv = "SERVECMP_TEST_AS_MAIN"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(asMainEnv) == "1" {
-		main()
-	}
-	os.Exit(m.Run())
-}
-
 // freePort returns a loopback port nothing listens on now.
 func freePort(t *testing.T) int {
 	t.Helper()

@@ -28,6 +28,12 @@ import (
 // Perm is the mode of every result file: results are meant to be shared.
 const Perm = 0o644
 
+// Written, when set, is called with the path of every regular file
+// Write put in place, after the rename. Tests set it to check every
+// output the commands write (its schema, its names); it is nil
+// otherwise.
+var Written func(path string)
+
 // Write writes data to path (see the package comment for what happens
 // to each kind of path).
 func Write(path string, data []byte) error {
@@ -126,6 +132,9 @@ func replace(path, target string, fill func(io.Writer) error) (err error) {
 		return fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
 	syncDir(dir)
+	if Written != nil {
+		Written(target)
+	}
 	return nil
 }
 
