@@ -264,7 +264,7 @@ func assertTidyDir(t *testing.T, dir string) {
 		if err != nil || len(rows) < 1 {
 			t.Errorf("%s: %v", f, err)
 		}
-		for name, head := range map[string]string{"metrics.csv": "metric,unit,a,b", "regions.csv": "rank,region,count,sum_ns"} {
+		for name, head := range map[string]string{"metrics.csv": "name,unit,a,b", "regions.csv": "rank,region,count,sum_ns"} {
 			if filepath.Base(f) == name && !strings.HasPrefix(strings.Join(rows[0], ","), head) {
 				t.Errorf("%s header %v, want %s…", name, rows[0], head)
 			}

@@ -274,24 +274,7 @@ func writeRow(b *strings.Builder, cells []string, width []int, right []bool) {
 	b.WriteByte('\n')
 }
 
-func textHeader(c Column) string {
-	if nameHasUnit(c) && !scaled(c.Unit) {
-		return c.Name
-	}
-	switch c.Unit {
-	case NS:
-		return c.Name + " ms"
-	case Share:
-		return c.Name + " %"
-	case NSPerReq:
-		return c.Name + " ms/req"
-	case NSPerTok:
-		return c.Name + " ms/tok"
-	case "", Count:
-		return c.Name
-	}
-	return c.Name + " " + c.Unit
-}
+func textHeader(c Column) string { return Header(c, false) }
 
 // textCell formats v for Text; sig3 keeps three significant digits in
 // per-work cells below 0.1 ms (Column.Sig3).

@@ -280,7 +280,7 @@ func (b *book) summary(r *compare.Report) error {
 }
 
 func (b *book) metrics(sheet string, ms []compare.Metric) (int, error) {
-	if err := b.header(sheet, "metric", "unit", "A", "B", "delta %", "verdict", "p value", "CI low (B-A)", "CI high (B-A)", "method", "n A", "n B", "sd A", "sd B", "note"); err != nil {
+	if err := b.header(sheet, "name", "unit", "a", "b", "delta (%)", "verdict", "p_value", "ci_low", "ci_high", "method", "n_a", "n_b", "sd_a", "sd_b", "note"); err != nil {
 		return 0, err
 	}
 	n := 2
@@ -441,11 +441,11 @@ func (b *book) regions(r *compare.Report) error {
 	// stacked column chart shows every rank of both engines side by side.
 	cols := []string{"side", "rank", "gpu"}
 	for _, rg := range regionOrder {
-		cols = append(cols, rg+" busy (ms)")
+		cols = append(cols, rg+"_busy (ms)")
 	}
-	cols = append(cols, "device busy (ms)", "summed (ms)", "window (ms)", "coverage", "bottleneck")
+	cols = append(cols, "device_work_busy (ms)", "device_work_sum (ms)", "window (ms)", "coverage_time (%)", "bottleneck")
 	for _, rg := range regionOrder {
-		cols = append(cols, rg+" busy/token (ms)")
+		cols = append(cols, rg+"_busy_per_output_token (ms)")
 	}
 	if err := b.header(s, cols...); err != nil {
 		return err
@@ -516,7 +516,7 @@ func (b *book) regions(r *compare.Report) error {
 
 func (b *book) shapes(r *compare.Report) error {
 	const s = "Shapes"
-	if err := b.header(s, "side", "rank", "region", "grid", "block", "launches", "summed (ms)", "share of region"); err != nil {
+	if err := b.header(s, "side", "rank", "region", "grid", "block", "count", "sum (ms)", "time (%)"); err != nil {
 		return err
 	}
 	if r.GPU == nil {
@@ -545,7 +545,7 @@ func (b *book) shapes(r *compare.Report) error {
 
 func (b *book) unmapped(r *compare.Report) error {
 	const s = "Unmapped"
-	if err := b.header(s, "side", "rank", "name", "count", "summed (ms)", "share of device time"); err != nil {
+	if err := b.header(s, "side", "rank", "name", "count", "sum (ms)", "time (%)"); err != nil {
 		return err
 	}
 	if r.GPU == nil {
@@ -573,7 +573,7 @@ func (b *book) unmapped(r *compare.Report) error {
 
 func (b *book) contract(r *compare.Report) error {
 	const s = "Contract"
-	if err := b.header(s, "field", "A", "B", "differs"); err != nil {
+	if err := b.header(s, "name", "a", "b", "differs"); err != nil {
 		return err
 	}
 	n := 2
@@ -588,7 +588,7 @@ func (b *book) contract(r *compare.Report) error {
 
 func (b *book) requests(r *compare.Report) error {
 	const s = "Requests"
-	if err := b.header(s, "side", "file", "id", "step", "ok", "error class", "ttft_ms", "e2e_ms", "prompt tokens", "completion tokens", "finish reason"); err != nil {
+	if err := b.header(s, "side", "path", "id", "step", "ok", "error_class", "ttft_ms", "e2e_ms", "prompt_tokens", "completion_tokens", "finish_reason"); err != nil {
 		return err
 	}
 	n := 2
