@@ -22,6 +22,7 @@ import (
 
 	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/output/plots"
 	"github.com/servecmp/servecmp/output/present"
 )
 
@@ -107,8 +108,31 @@ func BuildWith(r *compare.Report, o Options) (*excelize.File, error) {
 			return nil, fmt.Errorf("chart %q on sheet %s: %w", chartTitle(c.chart), c.sheet, err)
 		}
 	}
+	if err := b.forest(r); err != nil {
+		return nil, err
+	}
 	f.SetActiveSheet(0)
 	return f, nil
+}
+
+// ForestCell is where the forest of every metric's relative difference
+// (plots.Forest) opens the Summary sheet, right of its text.
+const ForestCell = "F1"
+
+// forest puts the forest figure on the Summary sheet as a picture: the
+// metrics at a glance, B/A with its interval; a report without metrics
+// has none.
+func (b *book) forest(r *compare.Report) error {
+	fig, ok := plots.Forest(r)
+	if !ok {
+		return nil
+	}
+	png, err := fig.PNG()
+	if err != nil {
+		return fmt.Errorf("forest: %w", err)
+	}
+	return b.f.AddPictureFromBytes("Summary", ForestCell, &excelize.Picture{Extension: ".png", File: png,
+		Format: &excelize.GraphicOptions{AltText: "Every metric: B relative to A with its interval (forest plot)", ScaleX: 0.6, ScaleY: 0.6}})
 }
 
 // Number formats of the cells, by what they hold.
