@@ -40,8 +40,8 @@ func Forest(r *compare.Report) (Figure, bool) { return forest(r, present.SideLab
 
 // forestRow is one metric's point and interval, as B/A.
 type forestRow struct {
-	name         string
-	ratio        float64
+	name   string
+	ratio  float64
 	lo, hi float64 // NaN when the metric has no interval
 	c      color.Color
 }
