@@ -24,15 +24,31 @@ func SideLabels(rep *compare.Report) [2]string {
 	ma, mb := get("model")
 	a, b := join(ea, ma), join(eb, mb)
 	if a == b {
-		for _, d := range rep.Differences {
-			if strings.HasPrefix(d.Field, "manifest.") && !strings.HasSuffix(d.Field, "detected_from") && d.A != d.B && len(d.A)+len(d.B) < 80 {
-				name := d.Field[strings.LastIndex(d.Field, ".")+1:]
-				a, b = join(a+",", name, d.A), join(b+",", name, d.B)
-				break
-			}
+		if d, ok := telling(rep.Differences); ok {
+			name := d.Field[strings.LastIndex(d.Field, ".")+1:]
+			a, b = join(a+",", name, d.A), join(b+",", name, d.B)
 		}
 	}
 	return [2]string{label("A", a), label("B", b)}
+}
+
+// telling picks the manifest difference that best tells two systems of
+// one engine and model apart: a declared (intentional) one before any
+// other, then the one with the shortest field name (llamacpp_slots
+// before context_per_slot); values too long for a legend (a command
+// line) and how the engine was detected are passed over.
+func telling(ds []compare.Difference) (compare.Difference, bool) {
+	var best compare.Difference
+	found := false
+	for _, d := range ds {
+		if !strings.HasPrefix(d.Field, "manifest.") || strings.HasSuffix(d.Field, "detected_from") || d.A == d.B || len(d.A)+len(d.B) >= 60 {
+			continue
+		}
+		if !found || d.Intentional && !best.Intentional || d.Intentional == best.Intentional && len(d.Field) < len(best.Field) {
+			best, found = d, true
+		}
+	}
+	return best, found
 }
 
 func join(parts ...string) string {
