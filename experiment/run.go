@@ -68,6 +68,9 @@ func Run(ctx context.Context, e *Experiment, dir string, o RunOptions) (*Outcome
 	}
 	r.eng = newEngines(e, filepath.Join(dir, LogsDir), o, todo)
 	defer r.eng.stopAll()
+	if err := r.eng.reachAll(ctx); err != nil {
+		return r.out, fmt.Errorf("%s: %w", e.File, err)
+	}
 	for i, s := range todo {
 		fmt.Fprintf(o.Stderr, "servecmp run: step %s (%d of %d to do)\n", s.Name, i+1, len(todo))
 		if err := r.eng.before(ctx, s); err != nil {

@@ -78,6 +78,21 @@ func (m *engines) before(ctx context.Context, s Step) error {
 	return nil
 }
 
+// reachAll checks, before the first step, that every engine servecmp
+// does not launch and some step needs answers: an engine that is down is
+// named before the other side's sweep and runs take their minutes.
+func (m *engines) reachAll(ctx context.Context) error {
+	for _, side := range []string{"a", "b"} {
+		if _, needed := m.last[side]; !needed || m.e.Side(side).Launch != nil {
+			continue
+		}
+		if err := m.reachable(ctx, side); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // reachable checks, once per side, that an engine servecmp does not
 // launch answers at all (any HTTP status will do) before a step sends it
 // requests: a refused connection is the cause to report, not the failed

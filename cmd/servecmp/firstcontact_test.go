@@ -97,25 +97,55 @@ func TestCheckNamesServedModels(t *testing.T) {
 }
 
 // TestRunSaysUnreachable: run against an engine that is not up says so
-// before any step, instead of a failed correctness check.
+// before any step starts (one line, no failed correctness check), and
+// before a single request reaches the engine that is up.
 func TestRunSaysUnreachable(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("run needs a Unix system")
 	}
-	dir := t.TempDir()
-	exp := filepath.Join(dir, "exp.yaml")
-	src := "a: {url: \"" + refusedURL(t) + "\", model: m}\nb: {url: \"" + refusedURL(t) + "\", model: m}\n" +
-		"workload: {random: {num: 8, input_len: 4, output_len: 2, seed: 1}}\ncheck: {requests: 2}\nruns: {count: 2, concurrency: 2}\n"
-	if err := os.WriteFile(exp, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
+	up, posts := countingSim(t)
+	for _, tc := range []struct {
+		name, a, b, check, side string
+	}{
+		{"both down, with a check", refusedURL(t), refusedURL(t), "check: {requests: 2}\n", "a"},
+		{"A up, B down", up, refusedURL(t), "", "b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			exp := filepath.Join(dir, "exp.yaml")
+			src := "a: {url: \"" + tc.a + "\", model: m}\nb: {url: \"" + tc.b + "\", model: m}\n" +
+				"workload: {random: {num: 8, input_len: 4, output_len: 2, seed: 1}}\n" + tc.check + "runs: {count: 2, concurrency: 2}\n"
+			if err := os.WriteFile(exp, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var o, e bytes.Buffer
+			code := run(context.Background(), []string{"run", exp, "--out", filepath.Join(dir, "out")}, &o, &e)
+			got := strings.TrimSpace(e.String())
+			want := "servecmp: " + exp + ": engine " + tc.side + " at http://127.0.0.1:"
+			if code != 1 || strings.Contains(got, "\n") || !strings.HasPrefix(got, want) ||
+				!strings.HasSuffix(got, "is unreachable (connection refused): start it first, or let run start it ("+tc.side+".launch in the experiment file)") {
+				t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 and one line starting %q", code, got, want)
+			}
+			if n := posts.Load(); n != 0 {
+				t.Fatalf("%d requests sent to the engine that is up", n)
+			}
+		})
 	}
-	var o, e bytes.Buffer
-	code := run(context.Background(), []string{"run", exp, "--out", filepath.Join(dir, "out")}, &o, &e)
-	last := lastLine(e.String())
-	if code != 1 || !strings.Contains(last, "engine a at http://127.0.0.1:") || !strings.Contains(last, "is unreachable (connection refused): start it first") ||
-		strings.Contains(e.String(), "on_mismatch") {
-		t.Fatalf("exit %d, stderr:\n%s", code, e.String())
-	}
+}
+
+// countingSim is a serve-sim engine that counts the POST requests it gets.
+func countingSim(t *testing.T) (string, *atomic.Int64) {
+	t.Helper()
+	sim := servesim.New(servesim.Config{ModelName: "m", EngineName: "vllm"})
+	posts := new(atomic.Int64)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			posts.Add(1)
+		}
+		sim.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { s.Close(); sim.Close() })
+	return s.URL, posts
 }
 
 // TestUsageMistakes: an unknown flag gets the nearest flags and the
@@ -213,18 +243,10 @@ func exampleFile(t *testing.T, help string) string {
 // TestProfileProbesFirst: against an engine without a profiler endpoint,
 // profile says so before sending a single request.
 func TestProfileProbesFirst(t *testing.T) {
-	sim := servesim.New(servesim.Config{ModelName: "m", EngineName: "vllm"})
-	var posts atomic.Int64
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost {
-			posts.Add(1)
-		}
-		sim.ServeHTTP(w, r)
-	}))
-	t.Cleanup(func() { s.Close(); sim.Close() })
+	url, posts := countingSim(t)
 	wl := benchWorkload(t, 64, 8)
 	var o, e bytes.Buffer
-	code := run(context.Background(), []string{"profile", "--url", s.URL, "--workload", wl, "--concurrency", "2",
+	code := run(context.Background(), []string{"profile", "--url", url, "--workload", wl, "--concurrency", "2",
 		"--profile-after", "10ms", "--progress", "off", "--out", filepath.Join(t.TempDir(), "p.json")}, &o, &e)
 	last := lastLine(e.String())
 	if code != 1 || !strings.HasPrefix(last, "servecmp: the server has no profiler endpoint (/start_profile is not routed; probed before any request, none was sent): vLLM: start the server with --profiler-config") {
