@@ -256,3 +256,51 @@ func TestProfileProbesFirst(t *testing.T) {
 		t.Fatalf("%d POST requests before the refusal, want none", n)
 	}
 }
+
+// TestWarningsOnceAndTrue: the README's minimal experiment file (no
+// reset_prefix_cache) warns about the warm prefix cache once, in words
+// that are true (the cache was warm; nothing calls the runs
+// incomparable), then names the steps that repeated it; a workload that
+// declares a shared prefix (--prefix-len) raises no cache alarm on a
+// cold server.
+func TestWarningsOnceAndTrue(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("run needs a Unix system")
+	}
+	pa, pb := freePort(t), freePort(t)
+	exp := runExp(t, pa, pb, "workload: {random: {num: 16, input_len: 64, output_len: 4, seed: 1}}\ncheck: {requests: 2}\n"+
+		"sweep: {concurrency: [2, 4]}\nruns: {count: 2, concurrency: 4}\n")
+	code, _, stderr := servecmpRun(t, exp, filepath.Join(t.TempDir(), "out"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var warm, again []string
+	for _, l := range strings.Split(stderr, "\n") {
+		switch {
+		case strings.Contains(l, "incomparable"):
+			t.Errorf("a warning calls the runs incomparable: %s", l)
+		case strings.Contains(l, "warning: the server's prefix cache served"):
+			warm = append(warm, l)
+		case strings.Contains(l, `warning "the server's prefix cache served`) && strings.Contains(l, "came again from"):
+			again = append(again, l)
+		}
+	}
+	if len(warm) != 1 || !strings.HasPrefix(warm[0], "servecmp run: run-a-1: warning: ") ||
+		!strings.Contains(warm[0], "its prompts were cached before this run began") || len(again) != 1 ||
+		!strings.Contains(again[0], "came again from run-") || !strings.Contains(again[0], "run-a-2") {
+		t.Errorf("want one warm-cache warning from run-a-1 and one line naming the steps that repeated it; stderr:\n%s", stderr)
+	}
+
+	s, _ := benchServer(t, servesim.Config{ModelName: "m", EngineName: "vllm", EOSProb: -1})
+	wl := filepath.Join(t.TempDir(), "prefix.jsonl")
+	var o, e bytes.Buffer
+	if code := run(context.Background(), []string{"workload", "random", "--num", "16", "--input-len", "16", "--prefix-len", "48",
+		"--output-len", "2", "--seed", "1", "--out", wl}, &o, &e); code != 0 {
+		t.Fatalf("workload random --prefix-len: exit %d: %s", code, e.String())
+	}
+	e.Reset()
+	if code := run(context.Background(), []string{"benchmark", "--url", s.URL, "--workload", wl, "--concurrency", "2",
+		"--progress", "off"}, &o, &e); code != 0 || strings.Contains(e.String(), "prefix cache") {
+		t.Errorf("benchmark of a declared shared prefix on a cold server: exit %d, stderr:\n%s", code, e.String())
+	}
+}
