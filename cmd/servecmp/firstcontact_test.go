@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/servecmp/servecmp/experiment"
+	"github.com/servecmp/servecmp/internal/testkit/llamaserver"
 	"github.com/servecmp/servecmp/servesim"
 )
 
@@ -302,5 +303,35 @@ func TestWarningsOnceAndTrue(t *testing.T) {
 	if code := run(context.Background(), []string{"benchmark", "--url", s.URL, "--workload", wl, "--concurrency", "2",
 		"--progress", "off"}, &o, &e); code != 0 || strings.Contains(e.String(), "prefix cache") {
 		t.Errorf("benchmark of a declared shared prefix on a cold server: exit %d, stderr:\n%s", code, e.String())
+	}
+}
+
+// TestTokenizerCorrectSetUpIsQuiet: a workload made with the engine's own
+// tokenizer (real text), measured with --tokenizer against llama.cpp's
+// server, prints no warning, although the decoded answers never
+// re-tokenize exactly; and serve-sim, which counts words, is never held
+// to a tokenizer. Skips without the shared engine or tokenizer.
+func TestTokenizerCorrectSetUpIsQuiet(t *testing.T) {
+	tok := filepath.Join(sharedTok, "gguf", "ggml-vocab-llama-spm.gguf")
+	if _, err := os.Stat(tok); err != nil {
+		t.Skip("shared tokenizer test data absent")
+	}
+	wl := filepath.Join(t.TempDir(), "text.jsonl")
+	if code, _, errs := runWorkloadCLI(t, "workload", "random", "--tokenizer", tok, "--prompt", "text", "--num", "12",
+		"--input-len", "48", "--output-len", "16", "--seed", "1", "--out", wl); code != 0 {
+		t.Fatalf("workload random --tokenizer: exit %d: %s", code, errs)
+	}
+	sim, _ := benchServer(t, servesim.Config{ModelName: "m", EngineName: "vllm", EOSProb: -1})
+	urls := []string{sim.URL}
+	if !testing.Short() {
+		urls = append(urls, llamaserver.Start(t, 4, "--cache-ram", "0", "--no-cache-prompt").URL)
+	}
+	for _, url := range urls {
+		var o, e bytes.Buffer
+		code := run(context.Background(), []string{"benchmark", "--url", url, "--tokenizer", tok, "--workload", wl,
+			"--concurrency", "4", "--progress", "off", "--metrics-url", "none"}, &o, &e) // a second-long run: too few scrapes
+		if code != 0 || strings.TrimSpace(e.String()) != "" {
+			t.Errorf("benchmark --tokenizer against %s: exit %d, stderr:\n%s", url, code, e.String())
+		}
 	}
 }
