@@ -227,6 +227,15 @@ slo: {ttft_ms: "p99<=500", e2e_ms: "<=2000"}
 		strings.SplitN(co.String(), "\n", 2)[0] != strings.SplitN(first, "\n", 2)[0] || !strings.Contains(co.String(), "correctness: PASSED") {
 		t.Errorf("compare --a %s --b %s: exit %d, first line %q, want %q\n%s", out, out, code, strings.SplitN(co.String(), "\n", 2)[0], strings.SplitN(first, "\n", 2)[0], ce.String())
 	}
+	// and the step folders by pattern, each run's records found beside
+	// its result by run id.
+	co.Reset()
+	ce.Reset()
+	if code := run(context.Background(), []string{"compare", "--a", filepath.Join(out, "run-a-*"), "--b", filepath.Join(out, "run-b-*"),
+		"--intentional", "engine"}, &co, &ce); code != 0 || ce.Len() != 0 || !strings.Contains(co.String(), "runs: A 3, B 3, interleaved in pairs") ||
+		strings.Contains(co.String(), "latency rows compare per-run summary values") {
+		t.Errorf("compare --a 'out/run-a-*' --b 'out/run-b-*': exit %d\n%s%s", code, ce.String(), co.String())
+	}
 	exp2 := runExp(t, pa, pb, strings.Replace(body, "p99<=500", "p99<=400", 1))
 	if err := os.Rename(exp2, exp); err != nil {
 		t.Fatal(err)
