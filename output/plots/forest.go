@@ -87,7 +87,9 @@ func forest(r *compare.Report, sides [2]string) (Figure, bool) {
 		return Figure{}, false
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s relative to %s: every metric, with its %s interval", sides[1], sides[0], confidence(r.Alpha))
+	// The legend names the systems; the title stays short enough to fit
+	// above the plot whatever their names.
+	p.Title.Text = fmt.Sprintf("B relative to A: every metric, with its %s interval", confidence(r.Alpha))
 	p.X.Label.Text = "B/A (1 = no difference; left of 1 B is lower)"
 	p.Add(plotter.NewGrid())
 	n := len(rows)
