@@ -140,8 +140,7 @@ func writeText(b *strings.Builder, t *Table) {
 	if t.Title != "" {
 		writeWrapped(b, Escape(t.Title), "", "  ")
 	}
-	g := textGrid(t)
-	dropped := g.fit(t.Columns)
+	g, dropped := fitGrid(t)
 	writeRow(b, keep(g, g.head), keep(g, g.width), keep(g, g.right))
 	for _, row := range g.cells {
 		writeRow(b, keep(g, row), keep(g, g.width), keep(g, g.right))
@@ -165,8 +164,30 @@ const (
 	WrapWidth = 100
 )
 
-// footnoteOver is the longest cell a Footnote column shows in place.
-const footnoteOver = 32
+// footnoteOver is the longest cell a Footnote column shows in place,
+// and footnoteTight the longest when the table is too wide otherwise.
+const (
+	footnoteOver  = 32
+	footnoteTight = 4 // "[12]"
+)
+
+// fitGrid formats t for Text within TextWidth: long Footnote cells
+// (over footnoteOver) to footnotes and Drop columns left out as needed;
+// when the rows still run wider, every Footnote cell longer than
+// footnoteTight goes to a footnote instead (a table of short result
+// paths). It returns the grid and the columns left out.
+func fitGrid(t *Table) (*grid, []string) {
+	g := textGrid(t, footnoteOver)
+	dropped := g.fit(t.Columns)
+	if g.rowWidth() <= TextWidth {
+		return g, dropped
+	}
+	tight := textGrid(t, footnoteTight)
+	if td := tight.fit(t.Columns); tight.rowWidth() < g.rowWidth() {
+		return tight, td
+	}
+	return g, dropped
+}
 
 // grid is a table's text cells, before columns are dropped.
 type grid struct {
@@ -178,9 +199,9 @@ type grid struct {
 	notes []string // footnotes, [1] first
 }
 
-// textGrid formats every cell of t for Text, moving long cells of
-// Footnote columns to numbered footnotes.
-func textGrid(t *Table) *grid {
+// textGrid formats every cell of t for Text, moving cells of Footnote
+// columns longer than over runes to numbered footnotes.
+func textGrid(t *Table, over int) *grid {
 	n := len(t.Columns)
 	g := &grid{head: make([]string, n), width: make([]int, n), right: make([]bool, n), show: make([]bool, n)}
 	for i, c := range t.Columns {
@@ -197,7 +218,7 @@ func textGrid(t *Table) *grid {
 			}
 			s := Escape(textCell(c.Unit, c.display(v), c.Sig3))
 			switch {
-			case c.Footnote && utf8.RuneCountInString(s) > footnoteOver:
+			case c.Footnote && utf8.RuneCountInString(s) > over:
 				g.notes = append(g.notes, textHeader(t.Columns[0])+" "+plain(cell(row, 0))+", "+textHeader(c)+": "+s)
 				s = fmt.Sprintf("[%d]", len(g.notes))
 			case c.Max > 1 && utf8.RuneCountInString(s) > c.Max:

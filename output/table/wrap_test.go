@@ -50,3 +50,36 @@ func TestTextWidth(t *testing.T) {
 		t.Errorf("dropped the wrong column:\n%s", out)
 	}
 }
+
+// TestTextWidthShortFootnotes: when Footnote cells short enough to stay
+// in place leave the table too wide with every Drop column left out, they
+// go to footnotes too (the capacity table's result paths); a table that
+// fits keeps them in place.
+func TestTextWidthShortFootnotes(t *testing.T) {
+	tb := &Table{Name: "t", Columns: []Column{{Name: "side"}, {Name: "status"}, {Name: "load", Unit: "req"},
+		{Name: "wide", Drop: 1}, {Name: "path", Footnote: true}}}
+	path := "demo-out/sweep-a/result.json" // 28 runes: in place when it fits
+	tb.Add("A", strings.Repeat("s", 85), 4.0, strings.Repeat("w", 30), path)
+	tb.Add("B", "met", 16.0, "w", "demo-out/sweep-b/result.json")
+	var b strings.Builder
+	if err := Text(&b, []*Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, l := range strings.Split(out, "\n") {
+		if utf8.RuneCountInString(l) > TextWidth {
+			t.Errorf("line of %d columns: %s", utf8.RuneCountInString(l), l)
+		}
+	}
+	if !strings.Contains(out, "[1] side A, path: "+path) || !strings.Contains(out, "not shown here: wide") {
+		t.Errorf("want the paths as footnotes:\n%s", out)
+	}
+	tb.Rows = tb.Rows[1:]
+	b.Reset()
+	if err := Text(&b, []*Table{tb}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "demo-out/sweep-b/result.json\n") {
+		t.Errorf("a table that fits keeps its paths in place:\n%s", b.String())
+	}
+}
