@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -332,6 +333,47 @@ func TestTokenizerCorrectSetUpIsQuiet(t *testing.T) {
 			"--concurrency", "4", "--progress", "off", "--metrics-url", "none"}, &o, &e) // a second-long run: too few scrapes
 		if code != 0 || strings.TrimSpace(e.String()) != "" {
 			t.Errorf("benchmark --tokenizer against %s: exit %d, stderr:\n%s", url, code, e.String())
+		}
+	}
+}
+
+// TestMakeSaysFirstBuild: before a build that will compile SQLite (the
+// driver stale in the build cache), make says, on stderr, that it takes
+// minutes and why; before one that reuses it, nothing. The go tool is
+// replaced by a script that answers go list and records the rest, so
+// nothing is built.
+func TestMakeSaysFirstBuild(t *testing.T) {
+	makeBin, err := exec.LookPath("make")
+	if err != nil || runtime.GOOS == "windows" {
+		t.Skip("make not installed")
+	}
+	dir := t.TempDir()
+	fake, log := filepath.Join(dir, "go"), filepath.Join(dir, "calls")
+	script := "#!/bin/sh\nif [ \"$1\" = list ]; then echo \"$STALE\"; else echo \"$*\" >>" + log + "; fi\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		stale, target, sqlite string
+		note                  bool
+		tags                  string
+	}{
+		{"true", "build", "bundled", true, ""},
+		{"false", "build", "bundled", false, ""},
+		{"true", "test", "system", true, "-tags libsqlite3"},
+	} {
+		os.Remove(log)
+		cmd := exec.Command(makeBin, "-s", "-C", filepath.Join("..", ".."), tc.target, "GO="+fake, "SQLITE="+tc.sqlite)
+		cmd.Env = append(os.Environ(), "STALE="+tc.stale)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("make %s: %v\n%s%s", tc.target, err, o.String(), e.String())
+		}
+		said := strings.HasPrefix(e.String(), "make: this build compiles SQLite (C, through cgo) first: minutes on a small machine")
+		calls := mustReadFile(t, log)
+		if said != tc.note || !strings.HasPrefix(calls, tc.target+" "+tc.tags) {
+			t.Errorf("make %s SQLITE=%s with the driver stale=%s: stderr %q, go called with %q", tc.target, tc.sqlite, tc.stale, e.String(), calls)
 		}
 	}
 }
