@@ -10,6 +10,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/engine"
+	"github.com/servecmp/servecmp/benchmark/gputelemetry"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/tokenizer"
@@ -30,7 +31,8 @@ type Config struct {
 	APIKey string // never recorded
 	// Engine is the dialect: "auto" (or "") is detected from the server.
 	Engine string
-	// Model is sent in every request; "" means the server's first model.
+	// Model is sent in every request; "" means the only model the server
+	// lists (several listed is a *client.SetupError).
 	Model    string
 	Workload *workload.Workload
 	Load     result.LoadPolicy
@@ -45,6 +47,9 @@ type Config struct {
 
 	// Metrics is the server-metrics scraper; a zero value scrapes nothing.
 	Metrics MetricsConfig
+	// GPU is the GPU telemetry scraper (energy); a zero value scrapes
+	// nothing.
+	GPU GPUConfig
 	// Manifest is what the caller knows of the run; Run adds what it
 	// detects and offers.
 	Manifest ManifestConfig
@@ -62,10 +67,18 @@ type Config struct {
 	// profile holds the load until its stop call has returned).
 	OnStart   func(step int, t0 time.Time)
 	SendUntil <-chan struct{}
+	// Shard, when set, makes the run one shard of a sharded run: it
+	// sends only its part of the workload and starts its measured phase
+	// at the agreed instant (shard.go).
+	Shard *ShardConfig
 	// Tokenizer, when set, counts every prompt and answer client-side
 	// (Record.Client*Tokens, Summary.TokenCheck; tokencount.go).
-	Tokenizer     *tokenizer.Tokenizer
-	detectTimeout time.Duration // 0 = detectTimeout; tests shorten it
+	Tokenizer *tokenizer.Tokenizer
+	// TextWorkloadHow says, in the caller's terms, how to make a text
+	// workload: the remedy named when the engine takes no token-id
+	// prompts ("" is engine.TextWorkloadHow).
+	TextWorkloadHow string
+	detectTimeout   time.Duration // 0 = detectTimeout; tests shorten it
 }
 
 // MetricsConfig says where and how often to scrape the server's
@@ -73,6 +86,19 @@ type Config struct {
 type MetricsConfig struct {
 	URL   string        // "" = no scraping
 	Every time.Duration // 0 = servermetrics.DefaultInterval
+	// Default marks URL as the engine's usual endpoint (the server's
+	// /metrics), not one the caller named: it is not scraped when the
+	// detected engine has no metrics endpoint (engine.Dialect.MetricsPath),
+	// and the result says so once (Result.Notes).
+	Default bool
+}
+
+// GPUConfig says which dcgm-exporter endpoints (one per node) report the
+// engine's GPUs, and how often to scrape them between the measured
+// steps' edges.
+type GPUConfig struct {
+	Endpoints []gputelemetry.Endpoint // none = no GPU telemetry
+	Every     time.Duration           // 0 = gputelemetry.DefaultInterval
 }
 
 // ManifestConfig is the caller's part of the manifest.
@@ -117,6 +143,14 @@ func (c *Config) Validate() error {
 	}
 	if err := (&result.Manifest{}).SetAll(c.Manifest.Fields); err != nil {
 		return err
+	}
+	if len(c.GPU.Endpoints) > 0 {
+		if err := (gputelemetry.Config{Endpoints: c.GPU.Endpoints}).Validate(); err != nil {
+			return err
+		}
+	}
+	if c.Shard != nil {
+		return c.Shard.validate(c, time.Now())
 	}
 	return nil
 }

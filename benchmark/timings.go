@@ -13,12 +13,14 @@ const CachedShareWarn = 0.5
 // requestWarnings adds the warning about prompt-cache hits that one
 // measured step's summary calls for: more than CachedShareWarn of the
 // prompt tokens cached, beyond what the workload's own shared prefixes
-// explain (self, a share). Retries on a fresh connection, EOS tokens
+// explain (self, a share); a trace replay's reuse is checked against the
+// trace's own (tracecache.go). Retries on a fresh connection, EOS tokens
 // counted but not streamed and tokens streamed with empty text are how
 // an engine behaves, not a fault of the run: the summary (and its text)
 // states them, and they are not warned about.
 func requestWarnings(w *warnings, sum *result.Summary, self float64) {
-	if sh := sum.CachedShare; sh != nil && *sh > CachedShareWarn && *sh > self+warmMargin {
+	cachedReuseWarning(w, sum) // a trace replay's own check (tracecache.go)
+	if sh := sum.CachedShare; sh != nil && *sh > CachedShareWarn && sum.ImpliedReuseShare == nil && *sh > self+warmMargin {
 		w.add(fmt.Sprintf("the server's prompt cache served %.1f%% of the prompt tokens (usage.prompt_tokens_details.cached_tokens, %d of %d requests reporting), more than the workload's own shared prefixes explain (at most %.1f%%): TTFT measures cache hits, not prefill; reset or disable the cache for prefill figures", 100**sh, sum.CachedReported, sum.RequestsOK, 100*self))
 	}
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/check/checkreport"
@@ -35,6 +37,10 @@ type Options struct {
 	APIKey string
 	// Progress, when set, is called after each request (1-based index).
 	Progress func(done, total int)
+	// TextWorkloadHow says, in the caller's terms, how to make a text
+	// workload, for the engines that take no token-id prompts ("" is
+	// engine.TextWorkloadHow).
+	TextWorkloadHow string
 }
 
 // Run sends every request of w to a and then to b, one at a time, and
@@ -51,8 +57,14 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 	}
 	ca := &engineClient{t: a, opt: opt, style: style(a.Engine)}
 	cb := &engineClient{t: b, opt: opt, style: style(b.Engine)}
-	ca.discover(ctx)
-	cb.discover(ctx)
+	for _, s := range []struct {
+		side string
+		c    *engineClient
+	}{{"A", ca}, {"B", cb}} {
+		if err := s.c.prepare(ctx, s.side, w); err != nil {
+			return nil, err
+		}
+	}
 	rep := &checkreport.Report{
 		Schema:    checkreport.Schema,
 		StartedAt: time.Now().UTC(),
@@ -61,6 +73,7 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 		Quality:   checkreport.Quality{Status: "not-run"},
 	}
 	var err error
+	firstTokens := true
 	for i := range w.Requests {
 		req := &w.Requests[i]
 		var oa, ob checkreport.Output
@@ -68,6 +81,10 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 			oa = ca.ask(ctx, req)
 			ob = cb.ask(ctx, req)
 		}
+		if err := cmp.Or(ca.refusedTokens("A", req, firstTokens, oa.Error), cb.refusedTokens("B", req, firstTokens, ob.Error)); err != nil {
+			return nil, err
+		}
+		firstTokens = firstTokens && req.Kind() != workload.KindTokens
 		if err = ctx.Err(); err != nil {
 			rep.Incomplete = true
 			rep.Notes = append(rep.Notes, fmt.Sprintf("interrupted after %d of %d requests: the report is incomplete", i, len(w.Requests)))
@@ -82,6 +99,7 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 	if d := checkreport.ModelsDiffer(rep.A, rep.B); d != "" {
 		rep.Notes = append(rep.Notes, d)
 	}
+	rep.Notes = append(append(rep.Notes, ca.notes("A")...), cb.notes("B")...)
 	rep.Summary = checkreport.NewSummary(rep.Requests)
 	rep.EndedAt = time.Now().UTC()
 	if rep.Summary.Requests < len(w.Requests) {
@@ -101,10 +119,10 @@ func style(s string) string {
 }
 
 type engineClient struct {
-	t      Target
-	opt    Options
-	style  string
-	served []string // GET /v1/models ids, bounded (discover)
+	t     Target
+	opt   Options
+	style string
+	info  client.EngineInfo // what detection found (prepare)
 	// autoPlain is set once an auto-style engine refused the vLLM extras.
 	autoPlain bool
 }
@@ -112,7 +130,7 @@ type engineClient struct {
 // endpoint is the report's view of the engine: URL without credentials,
 // the model asked for and the models it serves.
 func (c *engineClient) endpoint() checkreport.Endpoint {
-	return checkreport.Endpoint{URL: redact.URL(c.t.URL), Model: c.t.Model, ServedModels: c.served,
+	return checkreport.Endpoint{URL: redact.URL(c.t.URL), Model: c.t.Model, ServedModels: c.info.Models,
 		Engine: c.style, EvidenceSource: evidenceSource(engine.Dialect(c.style))}
 }
 
@@ -136,6 +154,7 @@ func (c *engineClient) ask(ctx context.Context, req *workload.Request) checkrepo
 		path, body = c.openAIBody(req, engine.OpenAI)
 		out = c.do(ctx, path, body, parseOpenAI)
 	}
+	c.truncated(&out)
 	return out
 }
 
@@ -302,7 +321,9 @@ func parseOpenAI(data []byte) (checkreport.Output, error) {
 		}
 	}
 	switch {
-	case r.Usage != nil:
+	case r.Usage != nil && (r.Usage.PromptTokens > 0 || r.Usage.CompletionTokens > 0 || o.Text == ""):
+		// An all-zero usage beside text is no count (Ollama's answer
+		// cut by its repeat limit).
 		o.PromptTokens, o.CompletionTokens = r.Usage.PromptTokens, r.Usage.CompletionTokens
 	case o.TokenIDs != nil:
 		o.CompletionTokens = len(o.TokenIDs)

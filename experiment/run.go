@@ -170,6 +170,12 @@ func (r *runner) loadWorkload() error {
 			return fmt.Errorf("%s: workload.random: %v", r.e.File, err)
 		}
 	}
+	if tr := r.e.Workload.Trace; tr != nil {
+		path = filepath.Join(r.dir, WorkloadFile)
+		if err := materialiseTrace(context.Background(), *tr, path); err != nil { // trace.go
+			return fmt.Errorf("%s: workload.trace: %v", r.e.File, err)
+		}
+	}
 	sha, err := HashFile(path)
 	if err != nil {
 		return fmt.Errorf("%s: workload: %v", r.e.File, err)

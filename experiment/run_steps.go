@@ -15,12 +15,17 @@ import (
 	"strings"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/gputelemetry"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/check"
 	"github.com/servecmp/servecmp/check/checkreport"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 )
+
+// textWorkloadHow is how an experiment makes a text workload, named when
+// an engine takes no token-id prompts.
+const textWorkloadHow = "give the experiment's workload a tokenizer: workload: {random: {..., tokenizer: FILE, prompt: text}} or {trace: {..., tokenizer: FILE}}"
 
 // Settings of the measuring steps that the experiment file leaves to
 // servecmp's defaults (those of benchmark and check).
@@ -77,7 +82,7 @@ func (r *runner) check(ctx context.Context, dir string) error {
 	wl := *r.wl
 	wl.Requests = wl.Requests[:min(r.e.Check.Requests, len(wl.Requests))]
 	target := func(e Engine) check.Target { return check.Target{URL: e.URL, Model: e.Model, Engine: e.Engine} }
-	rep, err := check.Run(ctx, target(r.e.A), target(r.e.B), &wl, check.Options{Seed: checkSeed})
+	rep, err := check.Run(ctx, target(r.e.A), target(r.e.B), &wl, check.Options{Seed: checkSeed, TextWorkloadHow: textWorkloadHow})
 	if rep == nil || ctx.Err() != nil {
 		return cmp.Or(err, ctx.Err(), errors.New("check: no report"))
 	}
@@ -110,6 +115,9 @@ func (r *runner) checkVerdict(rep *checkreport.Report) error {
 // bench runs a sweep or a measured run against one engine and writes its
 // result and records.
 func (r *runner) bench(ctx context.Context, s Step, dir string) error {
+	if s.Kind == KindRun && r.e.Runs.Shards > 1 {
+		return r.benchShards(ctx, s, dir) // run_shards.go
+	}
 	cfg, err := r.benchConfig(s)
 	if err != nil {
 		return err
@@ -122,14 +130,22 @@ func (r *runner) bench(ctx context.Context, s Step, dir string) error {
 		return runErr
 	})
 	if runErr != nil {
-		return fmt.Errorf("engine %s: %v", s.Side, runErr)
+		return fmt.Errorf("engine %s: %w", s.Side, runErr)
 	}
 	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
 		return err
 	}
-	switch {
-	case recErr != nil:
+	if recErr != nil {
 		return fmt.Errorf("writing %v", recErr)
+	}
+	return r.benchOutcome(s, res)
+}
+
+// benchOutcome is what a measured step's result means for the run: an
+// interrupted one is incomplete, one without a success failed; the
+// warnings go to stderr.
+func (r *runner) benchOutcome(s Step, res *result.Result) error {
+	switch {
 	case res.Incomplete:
 		return ErrInterrupted
 	case res.Summary.RequestsOK == 0:
@@ -150,11 +166,23 @@ func (r *runner) benchConfig(s Step) (benchmark.Config, error) {
 	eng := r.e.Side(s.Side)
 	cfg := benchmark.Config{
 		URL: eng.URL, Engine: cmp.Or(eng.Engine, "auto"), Model: eng.Model, Workload: r.wl,
-		SaturationThreshold: saturationThreshold, SLO: r.e.SLO,
-		Metrics:  benchmark.MetricsConfig{URL: strings.TrimRight(eng.URL, "/") + "/metrics"},
+		SaturationThreshold: saturationThreshold, SLO: r.e.SLO, TextWorkloadHow: textWorkloadHow,
+		Metrics:  benchmark.MetricsConfig{URL: strings.TrimRight(eng.URL, "/") + "/metrics", Default: true},
 		Manifest: benchmark.ManifestConfig{ServecmpVersion: r.o.Version, ServecmpCommit: r.o.Commit},
 	}
+	switch eng.MetricsURL {
+	case MetricsNone:
+		cfg.Metrics = benchmark.MetricsConfig{}
+	case "":
+	default:
+		cfg.Metrics = benchmark.MetricsConfig{URL: eng.MetricsURL}
+	}
 	cfg.Manifest.ClientHost, _ = os.Hostname()
+	eps, err := gputelemetry.Endpoints(eng.GPUMetricsURLs, eng.GPUs)
+	if err != nil {
+		return cfg, fmt.Errorf("engine %s: %v", s.Side, err)
+	}
+	cfg.GPU.Endpoints = eps
 	for _, a := range eng.ManifestArgs() {
 		k, v, err := result.ParseManifestArg(a)
 		if err != nil {
@@ -169,11 +197,12 @@ func (r *runner) benchConfig(s Step) (benchmark.Config, error) {
 		cfg.SweepKind, cfg.SweepValues = result.Mode(sw.Kind), sw.Values
 	}
 	cfg.Load = result.LoadPolicy{Mode: result.Mode(kind), Warmup: warmup, ResetPrefixCache: reset, RequestTimeoutS: requestTimeoutS}
-	if kind == LoadConcurrency {
+	switch kind {
+	case LoadConcurrency:
 		cfg.Load.Concurrency = int(value)
-	} else {
+	case LoadRate:
 		cfg.Load.Rate = value
-	}
+	} // LoadTrace: the workload's own arrival offsets
 	return cfg, nil
 }
 
@@ -189,7 +218,7 @@ func materialise(rnd Random, path string) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := workload.Write(&buf, reqs); err != nil {
+	if err := workload.WriteWithHeader(&buf, spec.Header(), reqs); err != nil {
 		return err
 	}
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, buf.Bytes()) {

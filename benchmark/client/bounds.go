@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/redact"
@@ -54,26 +53,6 @@ func ValidateBaseURL(s string) error {
 		return fmt.Errorf("%s has no host", redact.URL(s))
 	}
 	return nil
-}
-
-// MaxModels bounds the model ids kept from GET /v1/models, and
-// maxModelName the bytes of each.
-const (
-	MaxModels    = 32
-	maxModelName = 256
-)
-
-// clipName cuts a model id from the server to maxModelName bytes, on a
-// rune boundary.
-func clipName(s string) string {
-	if len(s) <= maxModelName {
-		return s
-	}
-	n := maxModelName
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // TrimV1 drops one trailing "/v1" (or "/v1/") from a server's base URL,

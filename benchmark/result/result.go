@@ -58,12 +58,22 @@ type Result struct {
 	// window (first measured step's start to the last one's drain end), or
 	// nil (null) when none were scraped.
 	ServerMetrics *ServerMetrics `json:"server_metrics"`
+	// GPUTelemetry is the engine's GPUs as their exporters reported them
+	// over the same window (per-GPU means, clock events, the contract the
+	// labels give, power over time); absent when none was scraped
+	// (benchmark --gpu-metrics-url). Each measured step's energy is in
+	// its Summary.Energy.
+	GPUTelemetry *GPUTelemetry `json:"gpu_telemetry,omitempty"`
 	// Sweep is set only for --sweep-concurrency / --sweep-rate runs.
 	Sweep *Sweep `json:"sweep"`
 	// Incomplete is true when the run was interrupted (Ctrl-C, or a step
 	// that could not finish); the figures cover what completed.
 	Incomplete bool     `json:"incomplete"`
 	Warnings   []string `json:"warnings"`
+	// Notes say what the run left out by design and why (a metrics
+	// endpoint the engine does not have); unlike warnings they need no
+	// action.
+	Notes []string `json:"notes,omitempty"`
 	// StartedAt is the wall-clock instant (UTC) the run began, warmup
 	// included; compare orders the runs of A and B by it (interleaved or
 	// blocked). Absent (zero) in results written before it existed.
@@ -71,6 +81,10 @@ type Result struct {
 	// EndedAt is the wall-clock instant (UTC) the run ended, drain and
 	// scrape included; absent in results of PreviousSchema.
 	EndedAt time.Time `json:"ended_at,omitzero"`
+	// Shard is set in one shard's result (ShardSchema); Shards in a
+	// result merged from shards (shard.go).
+	Shard  *Shard  `json:"shard,omitempty"`
+	Shards *Shards `json:"shards,omitempty"`
 
 	// FailureCause, in memory only (the records keep every error), says
 	// why requests failed in the server's own words: the first failure's
@@ -97,15 +111,18 @@ type Manifest struct {
 	Seed               int64  `json:"seed"`
 	GPUCount           int    `json:"gpu_count"` // 0 = not given
 	GPUType            string `json:"gpu_type"`
-	Topology           string `json:"topology"`
-	MemoryLimit        string `json:"memory_limit"`
-	ComputePrecision   string `json:"compute_precision"`
-	WeightPrecision    string `json:"weight_precision"`
-	KVPrecision        string `json:"kv_precision"`
-	Quantization       string `json:"quantization"`
-	AttentionBackend   string `json:"attention_backend"`
-	GraphMode          string `json:"graph_mode"`
-	CachePolicy        string `json:"cache_policy"`
+	// DriverVersion is the GPU driver's version, when given or reported
+	// by the GPU exporters.
+	DriverVersion    string `json:"driver_version,omitempty"`
+	Topology         string `json:"topology"`
+	MemoryLimit      string `json:"memory_limit"`
+	ComputePrecision string `json:"compute_precision"`
+	WeightPrecision  string `json:"weight_precision"`
+	KVPrecision      string `json:"kv_precision"`
+	Quantization     string `json:"quantization"`
+	AttentionBackend string `json:"attention_backend"`
+	GraphMode        string `json:"graph_mode"`
+	CachePolicy      string `json:"cache_policy"`
 	// Extra holds user-given keys that are not one of the fields above.
 	Extra map[string]string `json:"extra,omitempty"`
 }
@@ -276,12 +293,21 @@ type Summary struct {
 	CachedTokens   int64    `json:"cached_tokens"`
 	CachedReported int      `json:"cached_reported"`
 	CachedShare    *float64 `json:"cached_share"`
+	// ImpliedReuseShare is, for a trace replay whose every request was
+	// sent, the share of prompt tokens the trace's shared prefixes let an
+	// unbounded prefix cache that starts empty reuse (the workload
+	// header's; tracecache.go); absent otherwise.
+	ImpliedReuseShare *float64 `json:"implied_prefix_reuse_share,omitempty"`
 	// ServerTimings compares the client's clock with the engine's own
 	// per-request timings; nil when no ok request carried any.
 	ServerTimings *TimingCheck `json:"server_timings,omitempty"`
 	// TokenCheck compares usage with the client's tokenizer counts; only
 	// with Config.Tokenizer (tokencount.go).
 	TokenCheck *TokenCheck `json:"token_check,omitempty"`
+	// Energy is the engine's GPU energy over the step's window (t=0 to
+	// the last request's end: DurationS) and the figures per output token,
+	// per request, per GPU and per watt; absent without GPU telemetry.
+	Energy *Energy `json:"energy,omitempty"`
 	// SLOResult is set when the run was given an SLO (benchmark --slo):
 	// its fields (slo, goodput_rps, slo_attainment, ...) sit inline.
 	*SLOResult
@@ -328,6 +354,9 @@ type Record struct {
 	// of PreviousRecordSchema and before.
 	RunID          string `json:"run_id,omitempty"`
 	WorkloadSHA256 string `json:"workload_sha256,omitempty"`
+	// Shard is the shard that sent the request, in the records of a
+	// sharded run (a shard's or the merged ones); absent otherwise.
+	Shard *ShardRef `json:"shard,omitempty"`
 
 	ID         string  `json:"id"`
 	Step       int     `json:"step"`

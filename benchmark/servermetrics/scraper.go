@@ -3,7 +3,6 @@ package servermetrics
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"slices"
@@ -58,14 +57,14 @@ type Scraper struct {
 func (s *Scraper) FirstScrape() <-chan struct{} { return s.first }
 
 // NewScraper returns a scraper for url polling every interval
-// (DefaultInterval when zero or negative). c nil means a client with a
-// 5 s timeout.
+// (DefaultInterval when zero or negative). c nil means the scrape
+// policy's client (promscrape.NewClient) with a 5 s timeout.
 func NewScraper(url string, every time.Duration, c *http.Client) *Scraper {
 	if every <= 0 {
 		every = DefaultInterval
 	}
 	if c == nil {
-		c = &http.Client{Timeout: 5 * time.Second}
+		c = scrapeClient()
 	}
 	return &Scraper{url: url, every: every, client: c, series: map[string]*series{}, first: make(chan struct{})}
 }
@@ -163,28 +162,6 @@ func (s *Scraper) ScrapeNow(ctx context.Context) {
 	if !stopped {
 		s.scrape(ctx)
 	}
-}
-
-func fetch(ctx context.Context, c *http.Client, url string) (Snapshot, int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return Snapshot{}, 0, err
-	}
-	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1")
-	resp, err := c.Do(req)
-	if err != nil {
-		return Snapshot{}, 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-		return Snapshot{}, resp.StatusCode, fmt.Errorf("GET %s: %s", redact.URL(url), resp.Status)
-	}
-	snap, err := Parse(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return Snapshot{}, resp.StatusCode, fmt.Errorf("GET %s: %w", redact.URL(url), err)
-	}
-	return snap, resp.StatusCode, nil
 }
 
 // Result summarises the samples recorded so far over the window

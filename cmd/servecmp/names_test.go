@@ -31,7 +31,7 @@ var tableSources = map[string][]string{
 	// compare
 	"metrics": {"metrics[]"}, "contract": {"contract[]"}, "differences": {"differences[]"}, "counts": {"counts[]"},
 	"server_metrics": {"server_metrics[]"}, "sweep_a": {"sweeps[]", "sweeps[].points[]"}, "sweep_b": {"sweeps[]", "sweeps[].points[]"},
-	"capacity": {"slo.capacity[]"}, "region_deltas": {"gpu_time.region_deltas[]"},
+	"capacity": {"slo.capacity[]"}, "energy": {"energy.runs[]", "energy.runs[].energy"}, "region_deltas": {"gpu_time.region_deltas[]"},
 	"regions_a": {"gpu_time.*.ranks[]", "gpu_time.*.ranks[].regions[]"}, "regions_b": {"gpu_time.*.ranks[]", "gpu_time.*.ranks[].regions[]"},
 	"shapes": {"gpu_time.*.ranks[]", "gpu_time.*.ranks[].shapes[]"}, "unmapped": {"gpu_time.*.ranks[]", "gpu_time.*.ranks[].unmapped_top[]"},
 	"bottleneck_iterations": {"gpu_time.*.ranks[]", "gpu_time.*.ranks[].iterations"},
@@ -148,12 +148,13 @@ func namesFixture(t *testing.T) (dir string, analysis, comparison any) {
 	t.Helper()
 	dir = t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
-	a, _ := benchServer(t, servesim.Config{EOSProb: -1})
-	b, _ := benchServer(t, servesim.Config{EOSProb: -1, MaxRunning: 2, EngineName: "sglang"})
+	gpu := servesim.GPUSim{Count: 1, IdleWatts: 60, WattsPerSeq: 10} // energy rows and the workbook's Energy sheet
+	a, _ := benchServer(t, servesim.Config{EOSProb: -1, GPU: gpu})
+	b, _ := benchServer(t, servesim.Config{EOSProb: -1, MaxRunning: 2, EngineName: "sglang", GPU: gpu})
 	mustRun(t, "workload", "random", "--num", "12", "--input-len", "4:8", "--output-len", "5", "--seed", "1", "--out", p("wl.jsonl"))
 	for _, r := range []struct{ url, name string }{{a.URL, "a1"}, {a.URL, "a2"}, {b.URL, "b1"}, {b.URL, "b2"}} {
 		mustRun(t, "benchmark", "--url", r.url, "--workload", p("wl.jsonl"), "--concurrency", "3", "--slo", "ttft_ms:p99<=500",
-			"--out", p(r.name+".json"), "--records", p(r.name+".jsonl"))
+			"--out", p(r.name+".json"), "--records", p(r.name+".jsonl"), "--gpu-metrics-url", r.url+servesim.GPUMetricsPath)
 	}
 	for _, r := range []struct{ url, name string }{{a.URL, "sa"}, {b.URL, "sb"}} {
 		mustRun(t, "benchmark", "--url", r.url, "--workload", p("wl.jsonl"), "--sweep-concurrency", "1,4", "--slo", "ttft_ms:p99<=500", "--out", p(r.name+".json"))

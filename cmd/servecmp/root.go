@@ -67,6 +67,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newMergeCmd(e),
 		newClassifyCmd(e),
 		newRulesCmd(e),
+		newTokenizeCmd(e),
 	)
 	cli.AddGroups(root)
 	cli.AddHelp(root, helpFiles)

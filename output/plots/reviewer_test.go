@@ -45,8 +45,10 @@ func named() *compare.Report {
 // TestLegendsNameTheSystems: every legend of A and B says which system
 // each is, not which file.
 func TestLegendsNameTheSystems(t *testing.T) {
-	figs := figures(t, named(), Options{})
-	for _, name := range []string{"cdf_ttft_ms", "sweep_output_throughput", "throughput_latency", "forest"} {
+	r := named()
+	r.Energy = fixture.EnergyReport(10)
+	figs := figures(t, r, Options{})
+	for _, name := range []string{"cdf_ttft_ms", "sweep_output_throughput", "throughput_latency", "forest", "energy_per_output_token_j"} {
 		f, ok := figs[name]
 		if !ok {
 			t.Errorf("no figure %s", name)
@@ -63,7 +65,7 @@ func TestLegendsNameTheSystems(t *testing.T) {
 		}
 	}
 	// Alike engines and models: the first declared difference tells them apart.
-	r := fixture.Report()
+	r = fixture.Report()
 	r.Differences = append(r.Differences, compare.Difference{Field: "manifest.extra.llamacpp_slots", A: "1", B: "4", Intentional: true})
 	if got := svgText(t, figures(t, r, Options{})["cdf_ttft_ms"]); !strings.Contains(got, "llamacpp_slots 1") || !strings.Contains(got, "llamacpp_slots 4") {
 		t.Errorf("sides alike but for the slots: legend does not name them")

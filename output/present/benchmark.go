@@ -27,6 +27,7 @@ func WriteBenchmarkText(w io.Writer, r *result.Result) error {
 	if !r.StartedAt.IsZero() && !r.EndedAt.IsZero() {
 		fmt.Fprintf(tw, "ran\t%s .. %s\n", r.StartedAt.UTC().Format(time.RFC3339), r.EndedAt.UTC().Format(time.RFC3339))
 	}
+	writeShards(tw, r)
 	if r.Incomplete {
 		fmt.Fprintf(tw, "status\tINCOMPLETE (interrupted)\n")
 	}
@@ -63,6 +64,7 @@ func WriteBenchmarkText(w io.Writer, r *result.Result) error {
 	fmt.Fprintf(tw, "steady state\t%.3f s, %.1f output tok/s, mean concurrency %.2f\n", st.DurationS, st.OutputThroughput, st.MeanConcurrency)
 	fmt.Fprintf(tw, "drain\t%.3f s\n", r.Phases.Drain.DurationS)
 	fmt.Fprintf(tw, "concurrency\tmean %.2f, max %d\n", s.Concurrency.Mean, s.Concurrency.Max)
+	writeEnergy(tw, s.Energy)
 	writeSLOResult(tw, s.SLOResult)
 	fmt.Fprintf(tw, "\nms\tmean\tstd\tp50\tp90\tp95\tp99\tmax\tcount\n")
 	for _, d := range []struct {
@@ -77,9 +79,13 @@ func WriteBenchmarkText(w io.Writer, r *result.Result) error {
 	if s.LengthMismatches > 0 {
 		fmt.Fprintf(tw, "length mismatches\t%d\n", s.LengthMismatches)
 	}
+	writePrefixReuse(tw, r) // tracereuse.go
 	writeRequestChecks(tw, &s)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", table.Escape(n))
 	}
 	_, err := fmt.Fprintf(w, "warnings: %d (see result file and stderr)\n", len(r.Warnings))
 	return err
@@ -115,6 +121,7 @@ func WriteWorkloadInfo(w io.Writer, wl *workload.Workload) error {
 	}
 	_, err := fmt.Fprintf(w, "max_tokens  %s tokens\nfixed       %d of %d\narrivals    %d of %d\n",
 		intStats(st.MaxTokens), st.FixedLen, n, st.WithArrive, n)
+	writeTraceInfo(w, wl) // workloadinfo.go
 	return err
 }
 

@@ -32,13 +32,16 @@ func WriteComparison(w io.Writer, rep *compare.Report, format string) error {
 }
 
 // Comparison returns the report as tables of raw values: layer 1 (contract,
-// differences, metrics, counts, server metrics, sweeps) first, then layer 2
+// differences, metrics, counts, server metrics, GPU energy, sweeps) first, then layer 2
 // when profiles were given. Display precision is left to the encoders: the
 // float columns carry Digits 4, p-values Floor 0.0001.
 func Comparison(rep *compare.Report) []*table.Table {
 	ts := []*table.Table{contractTable(rep), differencesTable(rep), metricsTable(rep), countsTable(rep)}
 	if len(rep.Server) > 0 {
 		ts = append(ts, serverTable(rep))
+	}
+	if rep.Energy != nil {
+		ts = append(ts, energyTable(rep))
 	}
 	for _, sc := range rep.Sweeps {
 		ts = append(ts, sweepTable(sc))
@@ -56,6 +59,9 @@ func Comparison(rep *compare.Report) []*table.Table {
 func layer1Count(rep *compare.Report) int {
 	n := 4 + len(rep.Sweeps)
 	if len(rep.Server) > 0 {
+		n++
+	}
+	if rep.Energy != nil {
 		n++
 	}
 	if rep.SLO != nil {
@@ -109,12 +115,13 @@ func differencesTable(rep *compare.Report) *table.Table {
 func metricsTable(rep *compare.Report) *table.Table {
 	p := num("p_value", table.Count)
 	p.Floor, p.Digits = 1e-4, 2 // more digits of a p-value are noise
+	p.Drop = 1                  // the last to go: the interval beside it says more
 	t := &table.Table{Name: "metrics", Title: "Serving metrics (delta = (B-A)/A; verdict a/b = that side is better, ~ = not distinguishable, " +
 		"needs more runs = too few runs for their spread; mdd = smallest detectable difference, % of A; n_a/n_b = runs)",
 		Columns: []table.Column{textCol("name"), textCol("unit"), rowUnit(num("a", table.Count)), rowUnit(num("b", table.Count)), num("delta", "%"),
 			textCol("verdict"), p, rowUnit(num("ci_low", table.Count)), rowUnit(num("ci_high", table.Count)),
-			{Name: "method", Drop: 4}, {Name: "n_a", Unit: table.Count, Drop: 3}, {Name: "n_b", Unit: table.Count, Drop: 3},
-			{Name: "mdd", Unit: "%", Digits: 4, Drop: 1}, {Name: "runs_needed", Unit: table.Count}}, Key: 1}
+			{Name: "method", Drop: 5}, {Name: "n_a", Unit: table.Count, Drop: 4}, {Name: "n_b", Unit: table.Count, Drop: 4},
+			{Name: "mdd", Unit: "%", Digits: 4, Drop: 2}, {Name: "runs_needed", Unit: table.Count}}, Key: 1}
 	for _, x := range rep.Metrics {
 		var need any
 		if x.RunsNeeded > 0 {
@@ -285,6 +292,9 @@ func Headline(rep *compare.Report) []string {
 			out = append(out, "NOT COMPARABLE: "+f+" differs")
 		}
 		out = append(out, "metrics are shown but no claim that one system is faster holds across these differences")
+	}
+	if s := rep.Inputs.Sentence(); s != "" {
+		out = append(out, "inputs: "+s)
 	}
 	w := rep.Workload
 	sha := abbrevSHA(w.SHA256A)

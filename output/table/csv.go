@@ -158,13 +158,18 @@ func CSVHeader(c Column) string {
 }
 
 // unitPart is how a unit is spelled inside a name: ns for ns and ns per
-// request or token, pct for %, the unit itself otherwise.
+// request or token, pct for %, j for joules (also per token), w for
+// watts, the unit itself otherwise.
 func unitPart(unit string) string {
 	switch unit {
 	case NS, NSPerReq, NSPerTok:
 		return "ns"
 	case "%":
 		return "pct"
+	case "J", "J/tok", "J/req":
+		return "j"
+	case "W":
+		return "w"
 	}
 	return unit
 }
@@ -178,7 +183,7 @@ func nameHasUnit(c Column) bool {
 		return false
 	}
 	for _, part := range strings.Split(c.Name, "_") {
-		if part == c.Unit || part == unitPart(c.Unit) {
+		if part == c.Unit || part == unitPart(c.Unit) || part == "joules" && unitPart(c.Unit) == "j" {
 			return true
 		}
 	}

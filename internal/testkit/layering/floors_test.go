@@ -45,13 +45,15 @@ var floors = map[string]floor{
 	"benchmark/result":   f1Models,
 	"benchmark/engine":   f1Models,
 	"check/checkreport":  f1Models,
-	"nsys":               f1Models, // and nsys/internal/fastscan
+	"nsys":               f1Models, // and nsys/internal/fastscan, nsys/internal/pagescan
 	"kineto":             f1Models,
 	"input":              f1Models,
 
 	"classify":                f2Engines,
 	"analysis":                f2Engines,
 	"benchmark/servermetrics": f2Engines,
+	"benchmark/gputelemetry":  f2Engines,
+	"benchmark/promscrape":    f2Engines,
 	"benchmark/client":        f2Engines,
 	"benchmark":               f2Engines, // the load generator
 	"check":                   f2Engines, // the runner

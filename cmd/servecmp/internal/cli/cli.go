@@ -6,11 +6,13 @@
 // a hint to run the failing command's --help (an unknown flag first gets
 // the command's nearest flags: "did you mean --concurrency?").
 //
-// An error is a usage error when it is a *UsageError, when cobra rejected
-// the flags or positional arguments, or when cobra returned it before any
-// command ran (an unknown command, a required flag not set), or when an
-// output path was refused before any work (atomicfile.BadOutput). Any
-// other error returned by a command's RunE is a failure of the work.
+// An error is a usage error when it is a *UsageError or a
+// *client.SetupError (a choice found missing before a run's load), when
+// cobra rejected the flags or positional arguments, when cobra returned
+// it before any command ran (an unknown command, a required flag not
+// set), or when an output path was refused before any work
+// (atomicfile.BadOutput). Any other error returned by a command's RunE
+// is a failure of the work.
 package cli
 
 import (
@@ -23,6 +25,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/redact"
 	"github.com/servecmp/servecmp/output/emit"
@@ -97,13 +100,16 @@ func exitCode(err error) int {
 	return ExitFailure
 }
 
-// isUsage reports whether err is a bad invocation: a usage error, or an
-// error cobra returned before any command ran.
+// isUsage reports whether err is a bad invocation: a usage error, a
+// choice the invocation must make that a run found before its load
+// (client.SetupError: a model among several, a prompt form), or an error
+// cobra returned before any command ran.
 func isUsage(err error) bool {
 	var ue *UsageError
+	var se *client.SetupError
 	var re *runError
 	var bo *atomicfile.BadOutput
-	return errors.As(err, &ue) || errors.As(err, &bo) || !errors.As(err, &re)
+	return errors.As(err, &ue) || errors.As(err, &se) || errors.As(err, &bo) || !errors.As(err, &re)
 }
 
 // typeErrors types the errors of c and its subcommands: flag parse

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
@@ -44,6 +45,8 @@ func tree() *cobra.Command {
 			return Usagef("--n %d: too many", n)
 		case "badout":
 			return fmt.Errorf("wrapped: %w", &atomicfile.BadOutput{Err: errors.New("--out d: is a directory")})
+		case "setup":
+			return fmt.Errorf("step run-b-1: engine b: %w", &client.SetupError{Msg: "the server serves 2 models (m1, m2) and none was chosen: name one with --model"})
 		}
 		return nil
 	}}
@@ -65,6 +68,7 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"do", "x", "--zzzzzz", "3"}, ExitUsage, "prog: unknown flag: --zzzzzz\nRun 'prog do --help' for usage.\n"},
 		{[]string{"do", "badout"}, ExitUsage, "prog: wrapped: --out d: is a directory\nRun 'prog do --help' for usage.\n"},
 		{[]string{"do"}, ExitUsage, "arg"},
+		{[]string{"do", "setup"}, ExitUsage, "prog: step run-b-1: engine b: the server serves 2 models (m1, m2) and none was chosen: name one with --model\n"},
 		{[]string{"do", "x", "--n", "x"}, ExitUsage, "--n"},
 		{[]string{"undo"}, ExitUsage, "unknown command"},
 	} {

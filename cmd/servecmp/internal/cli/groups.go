@@ -10,7 +10,7 @@ var groups = []struct {
 	commands  []string
 }{
 	{"method", "The whole method from one experiment file (start here):", []string{"run"}},
-	{"speed", "Question 1, which system is faster, step by step:", []string{"workload", "check", "benchmark", "compare", "serve-sim"}},
+	{"speed", "Question 1, which system is faster, step by step:", []string{"workload", "tokenize", "check", "benchmark", "compare", "serve-sim"}},
 	{"gpu", "Question 2, where the GPU time goes (diagnostic only):", []string{"profile", "analyze", "merge", "classify", "rules"}},
 }
 
