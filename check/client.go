@@ -95,8 +95,10 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 			opt.Progress(i+1, len(w.Requests))
 		}
 	}
-	rep.A = checkreport.Endpoint{URL: redact.URL(a.URL), Model: ca.t.Model, Engine: ca.style, EvidenceSource: evidenceSource(engine.Dialect(ca.style))}
-	rep.B = checkreport.Endpoint{URL: redact.URL(b.URL), Model: cb.t.Model, Engine: cb.style, EvidenceSource: evidenceSource(engine.Dialect(cb.style))}
+	rep.A, rep.B = ca.endpoint(), cb.endpoint()
+	if d := checkreport.ModelsDiffer(rep.A, rep.B); d != "" {
+		rep.Notes = append(rep.Notes, d)
+	}
 	rep.Notes = append(append(rep.Notes, ca.notes("A")...), cb.notes("B")...)
 	rep.Summary = checkreport.NewSummary(rep.Requests)
 	rep.EndedAt = time.Now().UTC()
@@ -123,6 +125,13 @@ type engineClient struct {
 	info  client.EngineInfo // what detection found (prepare)
 	// autoPlain is set once an auto-style engine refused the vLLM extras.
 	autoPlain bool
+}
+
+// endpoint is the report's view of the engine: URL without credentials,
+// the model asked for and the models it serves.
+func (c *engineClient) endpoint() checkreport.Endpoint {
+	return checkreport.Endpoint{URL: redact.URL(c.t.URL), Model: c.t.Model, ServedModels: c.info.Models,
+		Engine: c.style, EvidenceSource: evidenceSource(engine.Dialect(c.style))}
 }
 
 // ask sends one request and returns the engine's answer; failures are

@@ -74,7 +74,19 @@ func expandOne(v string, kind pathKind) ([]string, error) {
 		if len(m) == 0 {
 			return nil, fmt.Errorf("no file matches")
 		}
-		return m, nil // Glob sorts
+		var out []string // Glob sorts
+		for _, f := range m {
+			if st, err := os.Stat(f); err == nil && st.IsDir() { // 'out/run-a-*': step folders
+				files, err := dirFiles(f, kind)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %v", f, err)
+				}
+				out = append(out, files...)
+				continue
+			}
+			out = append(out, f)
+		}
+		return out, nil
 	}
 	st, err := os.Stat(v)
 	if err != nil || !st.IsDir() {

@@ -29,6 +29,9 @@ const (
 type RunOptions struct {
 	// Stderr receives progress: each step begun, kept or finished.
 	Stderr io.Writer
+	// Stdout receives the report text again when every step was done
+	// before and nothing is run (a new report goes through Report).
+	Stdout io.Writer
 	// Self is the servecmp binary a launch command named servecmp runs
 	// (LaunchOptions.Self).
 	Self string

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/infile"
 )
@@ -84,7 +85,7 @@ func (p *parser) engine(n *yaml.Node, side, dir string) Engine {
 	var e Engine
 	var launch *yaml.Node
 	h := map[string]func(*yaml.Node){
-		"url":    func(v *yaml.Node) { e.URL = p.httpURL(v, side+".url") },
+		"url":    func(v *yaml.Node) { e.URL = client.TrimV1(p.httpURL(v, side+".url")) }, // an SDK's base_url works too
 		"model":  func(v *yaml.Node) { e.Model = p.nonEmpty(v, side+".model") },
 		"engine": func(v *yaml.Node) { e.Engine = p.name(v, side+".engine") },
 		"extra":  func(v *yaml.Node) { e.Extra = p.stringMap(v, side+".extra") },

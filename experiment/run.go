@@ -8,10 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/compare"
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // runner is one Run's state.
@@ -24,6 +27,11 @@ type runner struct {
 	wlSHA string
 	eng   *engines
 	out   *Outcome
+	// warned maps a step warning, its figures masked, to the steps that
+	// gave it (warnOnce).
+	warned map[string][]string
+	wkeys  []string // warned's keys in the order first given
+	wfirst []string // the warning as first given, per wkeys
 }
 
 // Run executes the experiment's plan into dir: it materialises or hashes
@@ -60,6 +68,9 @@ func Run(ctx context.Context, e *Experiment, dir string, o RunOptions) (*Outcome
 	}
 	r.eng = newEngines(e, filepath.Join(dir, LogsDir), o, todo)
 	defer r.eng.stopAll()
+	if err := r.eng.reachAll(ctx); err != nil {
+		return r.out, fmt.Errorf("%s: %w", e.File, err)
+	}
 	for i, s := range todo {
 		fmt.Fprintf(o.Stderr, "servecmp run: step %s (%d of %d to do)\n", s.Name, i+1, len(todo))
 		if err := r.eng.before(ctx, s); err != nil {
@@ -71,11 +82,62 @@ func Run(ctx context.Context, e *Experiment, dir string, o RunOptions) (*Outcome
 		r.out.Ran = append(r.out.Ran, s.Name)
 		r.eng.after(i)
 	}
+	r.sayRepeats()
 	if len(todo) == 0 {
-		fmt.Fprintf(o.Stderr, "servecmp run: every step is done and unchanged: nothing to do (the report in %s stands)\n", dir)
-		return r.out, nil
+		return r.out, r.reprint()
 	}
 	return r.out, nil
+}
+
+// reprint writes the standing report.txt to Stdout, as a run that made
+// it did: "run ... > report.txt" keeps its report when nothing was left
+// to do.
+func (r *runner) reprint() error {
+	p := filepath.Join(r.dir, ReportText)
+	fmt.Fprintf(r.o.Stderr, "servecmp run: every step is done and unchanged: nothing to do; the report stands (%s)\n", p)
+	if r.o.Stdout == nil {
+		return nil
+	}
+	b, err := infile.ReadFile(p)
+	if err != nil {
+		return fmt.Errorf("the standing report: %v (rerun with --force)", err)
+	}
+	_, err = r.o.Stdout.Write(b)
+	return err
+}
+
+// figures matches the numbers of a warning, which differ from step to
+// step when the cause is the same.
+var figures = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
+
+// warnOnce prints a step's warning the first time a warning like it (the
+// same words, whatever its figures) comes, and remembers the steps that
+// repeat it for sayRepeats: one cause, one line, however many steps.
+func (r *runner) warnOnce(step, w string) {
+	key := figures.ReplaceAllString(w, "#")
+	if r.warned == nil {
+		r.warned = map[string][]string{}
+	}
+	steps, seen := r.warned[key]
+	r.warned[key] = append(steps, step)
+	if !seen {
+		r.wkeys, r.wfirst = append(r.wkeys, key), append(r.wfirst, w)
+		fmt.Fprintf(r.o.Stderr, "servecmp run: %s: warning: %s\n", step, w)
+	}
+}
+
+// sayRepeats tells, once per warning, which later steps gave it again.
+func (r *runner) sayRepeats() {
+	for i, k := range r.wkeys {
+		if steps := r.warned[k]; len(steps) > 1 {
+			w := []rune(r.wfirst[i])
+			if len(w) > 60 {
+				w = append(w[:60], '…')
+			}
+			fmt.Fprintf(r.o.Stderr, "servecmp run: %s's warning \"%s\" came again from %s (each step's result.json keeps its own)\n",
+				steps[0], string(w), strings.Join(steps[1:], ", "))
+		}
+	}
 }
 
 // sayKept tells which steps an earlier run completed and this one keeps.

@@ -149,10 +149,14 @@ func (r *runner) benchOutcome(s Step, res *result.Result) error {
 	case res.Incomplete:
 		return ErrInterrupted
 	case res.Summary.RequestsOK == 0:
-		return fmt.Errorf("engine %s: no request succeeded (%d failed)", s.Side, res.Summary.RequestsFailed)
+		msg := fmt.Sprintf("engine %s: no request succeeded (%d failed)", s.Side, res.Summary.RequestsFailed)
+		if res.FailureCause != "" {
+			msg += ": " + res.FailureCause
+		}
+		return errors.New(msg)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(r.o.Stderr, "servecmp run: %s: warning: %s\n", s.Name, w)
+		r.warnOnce(s.Name, w)
 	}
 	return nil
 }

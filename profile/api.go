@@ -129,4 +129,42 @@ func post(ctx context.Context, hc *http.Client, base, apiKey, path string, body 
 	return c, nil
 }
 
+// probe asks, before any load, whether the server has the profiler's
+// start endpoint, without starting anything: OPTIONS /start_profile. A
+// router answers another method on an existing POST endpoint with 405
+// (FastAPI, as vLLM and SGLang serve, and Go's mux) and a path it does
+// not route with 404. A 404 counts only when the same question about
+// /v1/completions, which every engine routes, is not answered 404 too
+// (a server that answers every OPTIONS with 404 tells nothing). Only
+// then is it an error, saying what the server must be started with; any
+// other answer, or none, leaves the start call to tell.
+func probe(ctx context.Context, hc *http.Client, base, apiKey string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if options(ctx, hc, base, apiKey, "/start_profile") != http.StatusNotFound ||
+		options(ctx, hc, base, apiKey, "/v1/completions") == http.StatusNotFound {
+		return nil
+	}
+	return fmt.Errorf("the server has no profiler endpoint (/start_profile is not routed; probed before any request, none was sent): %s", needs)
+}
+
+// options sends OPTIONS path and returns the status, or 0 when no answer
+// came.
+func options(ctx context.Context, hc *http.Client, base, apiKey, path string) int {
+	req, err := http.NewRequestWithContext(ctx, http.MethodOptions, strings.TrimRight(base, "/")+path, nil)
+	if err != nil {
+		return 0
+	}
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

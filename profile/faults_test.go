@@ -18,15 +18,26 @@ import (
 )
 
 // faultServer is serve-sim (vLLM, no profiler of its own) with the
-// profiler endpoints answered by start and stop.
+// profiler endpoints answered by start and stop. They are routed for
+// every method and refuse all but POST with 405, as FastAPI routes them
+// (a method-bound pattern would lose other methods to the catch-all).
 func faultServer(t *testing.T, start, stop http.HandlerFunc) string {
 	t.Helper()
 	cfg := servesim.Config{DecodeBase: time.Millisecond, EngineName: "vllm"}
 	sim := servesim.New(cfg)
 	m := http.NewServeMux()
 	m.Handle("/", sim)
-	m.HandleFunc("POST /start_profile", start)
-	m.HandleFunc("POST /stop_profile", stop)
+	postOnly := func(h http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost {
+				http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+				return
+			}
+			h(w, r)
+		}
+	}
+	m.HandleFunc("/start_profile", postOnly(start))
+	m.HandleFunc("/stop_profile", postOnly(stop))
 	srv := httptest.NewServer(m)
 	t.Cleanup(func() { sim.Close(); srv.Close() })
 	return srv.URL

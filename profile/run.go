@@ -72,7 +72,8 @@ func Validate(cfg *benchmark.Config, o *Options) error {
 	return cfg.Validate()
 }
 
-// Run checks that the engine has a profiler API (before any request),
+// Run checks that the engine has a profiler API and that its endpoint
+// exists (probe; both before any request),
 // then runs the benchmark with the profiler started --profile-after the
 // measured phase's start and stopped --profile-for after the start's
 // answer, the load held until the stop call returned. It returns the
@@ -86,6 +87,9 @@ func Run(ctx context.Context, cfg benchmark.Config, o Options) (*Result, error) 
 	}
 	api, err := detect(ctx, &cfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := probe(ctx, o.HTTP, cfg.URL, cfg.APIKey); err != nil {
 		return nil, err
 	}
 	w := &window{o: o, api: api, base: cfg.URL, key: cfg.APIKey, release: make(chan struct{}), runDone: make(chan struct{})}

@@ -631,6 +631,9 @@ func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, map[string]any{"object": "list", "data": []any{map[string]any{
 		"id": s.cfg.ModelName, "object": "model", "created": s.created, "owned_by": s.cfg.EngineName,
 		"root": s.cfg.ModelName, "parent": nil, "max_model_len": maxLen,
+		// Says that token counts of text are words, not a tokenizer's:
+		// benchmark --tokenizer then does not compare them.
+		"servecmp_simulated": true,
 	}}})
 }
 

@@ -54,3 +54,20 @@ func ValidateBaseURL(s string) error {
 	}
 	return nil
 }
+
+// TrimV1 drops one trailing "/v1" (or "/v1/") from a server's base URL,
+// as the OpenAI SDK's base_url has it: servecmp appends /v1/... itself,
+// so "http://host:8000/v1" would otherwise ask for /v1/v1/models. Any
+// other URL comes back unchanged.
+func TrimV1(base string) string {
+	u, err := url.Parse(base)
+	if err != nil || u.RawQuery != "" || u.Fragment != "" {
+		return base
+	}
+	p := strings.TrimRight(u.Path, "/")
+	if !strings.HasSuffix(p, "/v1") {
+		return base
+	}
+	u.Path, u.RawPath = strings.TrimSuffix(p, "/v1"), ""
+	return u.String()
+}

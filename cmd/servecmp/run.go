@@ -27,7 +27,7 @@ func newRunCmd(e *env) *cobra.Command {
 				return usagef("%v", err)
 			}
 			self, _ := os.Executable()
-			_, err = experiment.Run(c.Context(), exp, out, experiment.RunOptions{Stderr: e.stderr, Self: self, Force: force,
+			_, err = experiment.Run(c.Context(), exp, out, experiment.RunOptions{Stdout: e.stdout, Stderr: e.stderr, Self: self, Force: force,
 				Version: version, Commit: commit, Report: func(p experiment.ReportPaths, rep *compare.Report, slo result.SLO) error {
 					f := emit.Files{XLSX: p.Workbook, HTML: p.HTML, Plots: p.Plots}
 					return emit.RunReport(e.stdout, e.stderr, p.Text, f, rep, slo)

@@ -18,6 +18,7 @@
 package plots
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"io"
@@ -86,38 +87,43 @@ func Write(dir string, r *compare.Report, o Options) ([]string, error) {
 }
 
 // Figures builds every figure the report has data for, in the order Write
-// saves them: latency CDFs, sweep curves, throughput against latency,
-// energy per output token, GPU regions.
+// saves them: the forest of every metric's relative difference, latency
+// CDFs, sweep curves, throughput against latency, energy per output
+// token, GPU regions. Legends name the systems (present.SideLabels).
 func Figures(r *compare.Report, o Options) ([]Figure, error) {
 	slo, err := present.ParseSLOLines(o.SLO)
 	if err != nil {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
+	sides := present.SideLabels(r)
 	var figs []Figure
+	if f, ok := forest(r, sides); ok {
+		figs = append(figs, f)
+	}
 	for _, s := range r.Latency {
 		if len(s.A)+len(s.B) == 0 {
 			continue
 		}
-		f, err := cdf(s)
+		f, err := cdf(s, sides)
 		if err != nil {
 			return nil, err
 		}
 		figs = append(figs, f)
 	}
 	if len(r.Sweeps) > 0 {
-		fs, err := sweeps(r.Sweeps)
+		fs, err := sweeps(r.Sweeps, sides, slo)
 		if err != nil {
 			return nil, err
 		}
 		figs = append(figs, fs...)
-		f, err := throughputLatency(r.Sweeps, slo)
+		f, err := throughputLatency(r.Sweeps, sides, slo)
 		if err != nil {
 			return nil, err
 		}
 		figs = append(figs, f)
 	}
 	if r.Energy != nil {
-		f, ok, err := energyPerToken(r.Energy)
+		f, ok, err := energyPerToken(r.Energy, sides)
 		if err != nil {
 			return nil, err
 		}
@@ -148,6 +154,18 @@ func (f Figure) save(path, ext string) error {
 		_, err := c.WriteTo(w)
 		return err
 	})
+}
+
+// PNG draws the figure as a PNG image.
+func (f Figure) PNG() ([]byte, error) {
+	c, err := draw.NewFormattedCanvas(f.W, f.H, "png")
+	if err != nil {
+		return nil, err
+	}
+	f.Draw(draw.New(c))
+	var b bytes.Buffer
+	_, err = c.WriteTo(&b)
+	return b.Bytes(), err
 }
 
 // Draw draws the panels and the legend strip on dc.

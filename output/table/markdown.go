@@ -49,24 +49,7 @@ func Markdown(w io.Writer, ts []*Table) error {
 	return err
 }
 
-func mdHeader(c Column) string {
-	if nameHasUnit(c) && !scaled(c.Unit) {
-		return c.Name
-	}
-	switch c.Unit {
-	case NS:
-		return c.Name + " (ms)"
-	case Share, "%":
-		return c.Name + " (%)"
-	case NSPerReq:
-		return c.Name + " (ms/req)"
-	case NSPerTok:
-		return c.Name + " (ms/tok)"
-	case "", Count:
-		return c.Name
-	}
-	return c.Name + " (" + c.Unit + ")"
-}
+func mdHeader(c Column) string { return Header(c, true) }
 
 func mdCell(unit string, v any) string {
 	if v == nil {

@@ -43,7 +43,7 @@ func TestWorkbookReadBack(t *testing.T) {
 	if v, _ := f.GetCellValue("Throughput", "A2"); v != "output_throughput" {
 		t.Errorf("Throughput!A2 = %q", v)
 	}
-	if v, _ := f.GetCellValue("Regions", "D1"); v != "attention busy (ms)" {
+	if v, _ := f.GetCellValue("Regions", "D1"); v != "attention_busy (ms)" {
 		t.Errorf("Regions!D1 = %q", v)
 	}
 	if v, _ := f.GetCellValue("Regions", "D2", excelize.Options{RawCellValue: true}); v != "500" {
@@ -115,7 +115,7 @@ func TestRegionsNumberFormats(t *testing.T) {
 	if h, _ := f.GetCellValue("Regions", "K1"); h != "window (ms)" {
 		t.Errorf("Regions!K1 = %q", h)
 	}
-	if h, _ := f.GetCellValue("Regions", "L1"); h != "coverage" {
+	if h, _ := f.GetCellValue("Regions", "L1"); h != "coverage_time (%)" {
 		t.Errorf("Regions!L1 = %q", h)
 	}
 }

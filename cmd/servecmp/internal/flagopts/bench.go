@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/gputelemetry"
 	"github.com/servecmp/servecmp/benchmark/result"
@@ -98,6 +99,7 @@ func (b *Bench) check() error {
 // flags is a usage error; a file that cannot be read is an error naming
 // the file.
 func (b *Bench) Config() (benchmark.Config, error) {
+	b.URL = client.TrimV1(b.URL)
 	cfg := benchmark.Config{URL: b.URL, Engine: b.Engine, Model: b.Model, SaturationThreshold: b.SaturationThreshold}
 	if err := b.check(); err != nil {
 		return cfg, err
