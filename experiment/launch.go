@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/servecmp/servecmp/internal/httppolicy"
 )
 
 // LaunchOptions says where and how an engine is launched.
@@ -143,7 +145,7 @@ func (p *Process) WaitReady(ctx context.Context) error {
 		poll = 200 * time.Millisecond
 	}
 	deadline := time.Now().Add(p.spec.ReadyTimeout)
-	client := &http.Client{Timeout: 2 * time.Second}
+	client := httppolicy.Client(httppolicy.Options{Timeout: 2 * time.Second})
 	last := "no answer yet"
 	for {
 		err := probe(ctx, client, p.spec.ReadyURL)

@@ -5,9 +5,10 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"time"
+
+	"github.com/servecmp/servecmp/internal/httppolicy"
 )
 
 // engines starts the launched engines before the first step that needs
@@ -49,7 +50,7 @@ func (m *engines) before(ctx context.Context, s Step) error {
 		if l == nil || m.procs[side] != nil {
 			continue
 		}
-		if probe(ctx, &http.Client{Timeout: time.Second}, l.ReadyURL) == nil {
+		if probe(ctx, httppolicy.Client(httppolicy.Options{Timeout: time.Second}), l.ReadyURL) == nil {
 			return fmt.Errorf("engine %s: something already answers at %s before the launch (an engine left running?): stop it, or drop launch to measure it as it is", side, l.ReadyURL)
 		}
 		if err := os.MkdirAll(m.logs, 0o755); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/httppolicy"
 )
 
 // Defaults of Options.
@@ -39,7 +40,7 @@ type Options struct {
 	StopTimeout time.Duration // 0 = DefaultStopTimeout
 	TraceDir    string        // where the traces appear; sent as SGLang's output_dir
 	Activities  []string      // SGLang activities; nil = DefaultActivities
-	HTTP        *http.Client  // profiler calls; nil = a plain client
+	HTTP        *http.Client  // profiler calls; nil = the one client policy (internal/httppolicy)
 }
 
 func (o *Options) defaults() error {
@@ -50,7 +51,7 @@ func (o *Options) defaults() error {
 	o.For = cmp.Or(o.For, DefaultFor)
 	o.StopTimeout = cmp.Or(o.StopTimeout, DefaultStopTimeout)
 	if o.HTTP == nil {
-		o.HTTP = &http.Client{}
+		o.HTTP = httppolicy.Client(httppolicy.Options{})
 	}
 	return nil
 }

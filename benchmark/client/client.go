@@ -29,7 +29,9 @@
 //     again once, on a fresh connection, and marked Retried; its
 //     latencies still count from the first send.
 //   - The API key is sent as a bearer token and scrubbed, with URL
-//     credentials, from every text the client keeps.
+//     credentials, from every text the client keeps. Requests follow the
+//     one client policy (internal/httppolicy): no proxy, and a redirect
+//     is a failure, never followed with the key.
 package client
 
 import (
@@ -49,6 +51,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/httppolicy"
 	"github.com/servecmp/servecmp/internal/redact"
 )
 
@@ -90,23 +93,14 @@ type Client struct {
 // connections to the server, so that every stream reuses a connection.
 func New(o Options) *Client {
 	conns := max(o.Conns, 1)
-	tr := &http.Transport{
-		// No proxy: a benchmark through a proxy would measure the proxy.
-		Proxy:               nil,
-		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        conns + 16,
-		MaxIdleConnsPerHost: conns + 16,
-		IdleConnTimeout:     90 * time.Second,
-		// A compressed stream would be buffered by the decompressor.
-		DisableCompression: true,
-		ReadBufferSize:     32 << 10,
-		WriteBufferSize:    32 << 10,
-	}
+	// The one client policy (internal/httppolicy): no proxy, no redirect.
+	// A compressed stream would be buffered by the decompressor.
+	tr := httppolicy.Transport(httppolicy.Options{Conns: conns, NoCompression: true, BufferSize: 32 << 10})
 	c := &Client{
 		base:    strings.TrimRight(o.BaseURL, "/"),
 		apiKey:  o.APIKey,
-		hc:      &http.Client{Transport: tr},
-		fresh:   &http.Client{Transport: freshTransport(tr)},
+		hc:      httppolicy.Wrap(tr, 0),
+		fresh:   httppolicy.Wrap(freshTransport(tr), 0),
 		timeout: o.RequestTimeout,
 		onRead:  o.OnContentRead,
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/httppolicy"
 	"github.com/servecmp/servecmp/internal/redact"
 )
 
@@ -21,6 +22,9 @@ const DefaultInterval = 500 * time.Millisecond
 
 // maxBody bounds one /metrics page.
 const maxBody = 64 << 20
+
+// scrapeTimeout bounds one scrape of the default client.
+const scrapeTimeout = 5 * time.Second
 
 type series struct {
 	engineMetric string
@@ -59,13 +63,13 @@ func (s *Scraper) FirstScrape() <-chan struct{} { return s.first }
 
 // NewScraper returns a scraper for url polling every interval
 // (DefaultInterval when zero or negative). c nil means a client with a
-// 5 s timeout.
+// scrapeTimeout timeout and the one client policy (internal/httppolicy).
 func NewScraper(url string, every time.Duration, c *http.Client) *Scraper {
 	if every <= 0 {
 		every = DefaultInterval
 	}
 	if c == nil {
-		c = &http.Client{Timeout: 5 * time.Second}
+		c = httppolicy.Client(httppolicy.Options{Timeout: scrapeTimeout})
 	}
 	return &Scraper{url: url, every: every, client: c, series: map[string]*series{}, first: make(chan struct{})}
 }
