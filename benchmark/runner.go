@@ -219,6 +219,7 @@ func (r *runner) manifest() result.Manifest {
 	}
 	_ = m.SetAll(cfg.Manifest.Fields) // validated before the run
 	m.URL = redact.URL(m.URL)
+	m.Scrub(cfg.APIKey) // a server may echo the key in what it says of itself
 	return m
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/redact"
 )
 
 // Experiment is a parsed experiment file. Every field has been validated;
@@ -86,11 +87,14 @@ const (
 	DefaultReadyPath    = "/v1/models"
 )
 
-// CommandLine gives the command back as one line that SplitCommand reads
-// into the same words.
+// CommandLine gives the command back as one line for people (the
+// manifest, the logs, stderr): SplitCommand reads it into the same words,
+// secrets masked (redact.Command: VLLM_API_KEY=..., --api-key ...). It
+// is never run; Command is.
 func (l Launch) CommandLine() string {
-	q := make([]string, len(l.Command))
-	for i, w := range l.Command {
+	words := redact.Command(l.Command)
+	q := make([]string, len(words))
+	for i, w := range words {
 		q[i] = quoteWord(w)
 	}
 	return strings.Join(q, " ")

@@ -113,7 +113,9 @@ func Run(ctx context.Context, cfg benchmark.Config, o Options) (*Result, error) 
 	res, err := benchmark.Run(ctx, cfg)
 	close(w.runDone)
 	wg.Wait()
-	if err != nil {
+	// A run whose records could not be written is still a run: its result
+	// says so in a warning, and RunStream reports the records' error.
+	if lost := (*benchmark.RecordsError)(nil); err != nil && !(res != nil && errors.As(err, &lost)) {
 		return nil, err
 	}
 	out := &Result{Result: res, Profile: &w.blk}
