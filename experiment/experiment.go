@@ -200,6 +200,16 @@ type Profile struct {
 	Activities []string      `json:"activities,omitempty"`
 }
 
+// Inputs lists the files a run of e reads, with more (a key file): the
+// experiment file and the workload file. No output may replace one.
+func (e *Experiment) Inputs(more ...string) []string {
+	out := []string{e.File}
+	if e.Workload.File != "" {
+		out = append(out, e.Workload.File)
+	}
+	return append(out, more...)
+}
+
 // Side returns engine "a" or "b".
 func (e *Experiment) Side(side string) Engine {
 	if side == "b" {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -34,17 +33,28 @@ type runner struct {
 // long runs unless check.on_mismatch is continue. When ctx ends, the
 // launched engines are stopped, finished steps are kept, the step under
 // way is marked incomplete and the error wraps ErrInterrupted.
-func Run(ctx context.Context, e *Experiment, dir string, o RunOptions) (*Outcome, error) {
+//
+// dir is opened as a Store: it must be new, empty or an earlier run's,
+// and one run at a time holds it. A run that ends without a current
+// report (it failed, or was stopped) leaves none: the report of an
+// earlier run is removed, so that no old report reads as this run's.
+func Run(ctx context.Context, e *Experiment, dir string, o RunOptions) (out *Outcome, err error) {
 	if o.Stderr == nil {
 		o.Stderr = io.Discard
 	}
-	st, err := OpenStore(dir)
+	st, err := OpenStore(dir, e.Inputs(o.Inputs...)...)
 	if err != nil {
 		return nil, fmt.Errorf("--out %s: %v", dir, err)
 	}
+	defer st.Close()
 	r := &runner{e: e, dir: dir, o: o, st: st, out: &Outcome{Dir: dir}}
-	if err := r.loadWorkload(); err != nil {
-		return nil, err
+	defer func() {
+		if err != nil && !r.reportCurrent() {
+			r.removeReport()
+		}
+	}()
+	if err := r.loadWorkload(ctx); err != nil {
+		return r.out, err
 	}
 	r.out.Plan = Plan(e, r.wlSHA)
 	todo := st.Todo(r.out.Plan)
@@ -58,7 +68,7 @@ func Run(ctx context.Context, e *Experiment, dir string, o RunOptions) (*Outcome
 	if slices.ContainsFunc(todo, func(s Step) bool { return s.Kind == KindReport }) {
 		r.removeReport()
 	}
-	r.eng = newEngines(e, filepath.Join(dir, LogsDir), o, todo)
+	r.eng = newEngines(e, st, o, todo)
 	defer r.eng.stopAll()
 	for i, s := range todo {
 		fmt.Fprintf(o.Stderr, "servecmp run: step %s (%d of %d to do)\n", s.Name, i+1, len(todo))
@@ -73,7 +83,7 @@ func Run(ctx context.Context, e *Experiment, dir string, o RunOptions) (*Outcome
 	}
 	if len(todo) == 0 {
 		fmt.Fprintf(o.Stderr, "servecmp run: every step is done and unchanged: nothing to do (the report in %s stands)\n", dir)
-		return r.out, nil
+		return r.out, r.keptReport()
 	}
 	return r.out, nil
 }
@@ -90,21 +100,31 @@ func (r *runner) sayKept(todo []Step) {
 	}
 }
 
-// removeReport deletes the outputs of an earlier report, so that a run
-// that stops before its own report leaves none that looks current.
+// removeReport removes the outputs of an earlier report that a run
+// wrote (the manifest's), so that a run that stops before its own report
+// leaves none that looks current; files a run did not write stay.
 func (r *runner) removeReport() {
 	for _, name := range []string{ReportJSON, ReportText, ReportHTML, Workbook, PlotsDir} {
-		_ = os.RemoveAll(filepath.Join(r.dir, name))
+		if err := r.st.Remove(name); err != nil {
+			fmt.Fprintf(r.o.Stderr, "servecmp run: warning: removing the earlier report: %v\n", err)
+		}
 	}
+}
+
+// reportCurrent reports whether the report step is done with the key of
+// this run's plan.
+func (r *runner) reportCurrent() bool {
+	reports := stepsOf(r.out.Plan, KindReport, "")
+	return len(reports) == 1 && r.st.Done(reports[0])
 }
 
 // loadWorkload hashes the workload file, or materialises the random
 // workload into the output directory (rewritten only when it changed).
-func (r *runner) loadWorkload() error {
+func (r *runner) loadWorkload(ctx context.Context) error {
 	path := r.e.Workload.File
 	if rnd := r.e.Workload.Random; rnd != nil {
 		path = filepath.Join(r.dir, WorkloadFile)
-		if err := materialise(*rnd, path); err != nil {
+		if err := materialise(ctx, *rnd, r.st.Out()); err != nil {
 			return fmt.Errorf("%s: workload.random: %v", r.e.File, err)
 		}
 	}

@@ -5,7 +5,6 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/servecmp/servecmp/internal/httppolicy"
@@ -15,15 +14,15 @@ import (
 // them and stops each after the last.
 type engines struct {
 	e     *Experiment
-	logs  string
+	st    *Store
 	o     RunOptions
 	todo  []Step
 	procs map[string]*Process
 	last  map[string]int // side → index in todo of its last step
 }
 
-func newEngines(e *Experiment, logs string, o RunOptions, todo []Step) *engines {
-	m := &engines{e: e, logs: logs, o: o, todo: todo, procs: map[string]*Process{}, last: map[string]int{}}
+func newEngines(e *Experiment, st *Store, o RunOptions, todo []Step) *engines {
+	m := &engines{e: e, st: st, o: o, todo: todo, procs: map[string]*Process{}, last: map[string]int{}}
 	for i, s := range todo {
 		for _, side := range sidesOf(s) {
 			m.last[side] = i
@@ -50,14 +49,15 @@ func (m *engines) before(ctx context.Context, s Step) error {
 		if l == nil || m.procs[side] != nil {
 			continue
 		}
-		if probe(ctx, httppolicy.Client(httppolicy.Options{Timeout: time.Second}), l.ReadyURL) == nil {
+		if probe(ctx, httppolicy.Client(httppolicy.Options{Timeout: time.Second}), l.ReadyURL, m.o.APIKey) == nil {
 			return fmt.Errorf("engine %s: something already answers at %s before the launch (an engine left running?): stop it, or drop launch to measure it as it is", side, l.ReadyURL)
 		}
-		if err := os.MkdirAll(m.logs, 0o755); err != nil {
+		logs, err := m.st.Out().Sub(LogsDir)
+		if err != nil {
 			return fmt.Errorf("engine %s: %v", side, err)
 		}
-		fmt.Fprintf(m.o.Stderr, "servecmp run: starting engine %s: %s (logs in %s)\n", side, l.CommandLine(), m.logs)
-		p, err := StartReady(ctx, *l, LaunchOptions{Name: side, LogDir: m.logs, Dir: m.e.Dir, Self: m.o.Self, Poll: m.o.Poll})
+		fmt.Fprintf(m.o.Stderr, "servecmp run: starting engine %s: %s (logs in %s)\n", side, l.CommandLine(), logs.Path())
+		p, err := StartReady(ctx, *l, LaunchOptions{Name: side, Logs: logs, Dir: m.e.Dir, Self: m.o.Self, Poll: m.o.Poll, APIKey: m.o.APIKey})
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
 // TestDemoExperiment keeps make demo's file valid: it parses, launches
@@ -83,9 +85,16 @@ profile: {for: 5s}
 // TestMaterialiseOnce: the random workload is written once; an unchanged
 // spec leaves the file (and its time) alone, a changed one rewrites it.
 func TestMaterialiseOnce(t *testing.T) {
-	path := filepath.Join(t.TempDir(), WorkloadFile)
+	dir := t.TempDir()
+	d, err := atomicfile.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	path := filepath.Join(dir, WorkloadFile)
 	rnd := Random{Num: 3, InputLen: "8", OutputLen: "4", Seed: 1, Vocab: 100, FixedLength: true, RequestSeeds: true}
-	if err := materialise(rnd, path); err != nil {
+	ctx := context.Background()
+	if err := materialise(ctx, rnd, d); err != nil {
 		t.Fatal(err)
 	}
 	old := time.Unix(1, 0)
@@ -93,14 +102,14 @@ func TestMaterialiseOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	h1, _ := HashFile(path)
-	if err := materialise(rnd, path); err != nil {
+	if err := materialise(ctx, rnd, d); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := os.Stat(path); !st.ModTime().Equal(old) {
 		t.Error("an unchanged workload was rewritten")
 	}
 	rnd.Seed = 2
-	if err := materialise(rnd, path); err != nil {
+	if err := materialise(ctx, rnd, d); err != nil {
 		t.Fatal(err)
 	}
 	if h2, _ := HashFile(path); h2 == h1 {

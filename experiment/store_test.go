@@ -18,12 +18,11 @@ func fakeRun(t *testing.T, st *Store, plan []Step, stopAt string) []string {
 	t.Helper()
 	var ran []string
 	for _, s := range st.Todo(plan) {
-		dir, err := st.Begin(s)
-		if err != nil {
+		if _, err := st.Begin(s); err != nil {
 			t.Fatal(err)
 		}
 		ran = append(ran, s.Name)
-		if err := os.WriteFile(filepath.Join(dir, "result.json"), []byte(s.Key), 0o644); err != nil {
+		if err := st.Write(s, "result.json", []byte(s.Key)); err != nil {
 			t.Fatal(err)
 		}
 		if s.Name == stopAt {
@@ -42,6 +41,7 @@ func openStore(t *testing.T) *Store {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(st.Close)
 	return st
 }
 
@@ -88,8 +88,13 @@ func TestInterruptedStepIsRedone(t *testing.T) {
 	if err != nil || f.Status != StatusIncomplete || f.End != "" {
 		t.Fatalf("interrupted step.json = %+v, %v", f, err)
 	}
+	// An output the attempt wrote, and a file the user put there.
+	if err := st.Write(cut, "stale.txt", nil); err != nil {
+		t.Fatal(err)
+	}
 	stale := filepath.Join(st.Dir(cut), "stale.txt")
-	if err := os.WriteFile(stale, nil, 0o644); err != nil {
+	notes := filepath.Join(st.Dir(cut), "notes.txt")
+	if err := os.WriteFile(notes, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Join(fakeRun(t, st, plan, ""), " ")
@@ -98,6 +103,9 @@ func TestInterruptedStepIsRedone(t *testing.T) {
 	}
 	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the redone step kept an old output: %v", err)
+	}
+	if b, err := os.ReadFile(notes); err != nil || string(b) != "mine" {
+		t.Errorf("the redone step touched a file it did not write: %q, %v", b, err)
 	}
 }
 

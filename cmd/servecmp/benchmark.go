@@ -70,7 +70,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 // config checks the outputs, then turns the flags into a run's
 // configuration; a mistake in the flags is a usage error.
 func (f *benchFlags) config(c *cobra.Command) (benchmark.Config, error) {
-	if err := f.Outputs.Validate(f.Workload, f.ManifestFile); err != nil {
+	if err := f.Outputs.Validate(f.Workload, f.ManifestFile, f.Tokenizer, f.APIKeyFile); err != nil {
 		return benchmark.Config{}, err
 	}
 	f.Changed = c.Flags().Changed

@@ -69,6 +69,14 @@ func (d *Dir) Join(name string) string {
 // the top Dir) before it is created; Subs made afterwards share it.
 func (d *Dir) OnCreate(note func(rel string, dir bool) error) { d.note = note }
 
+// Untracked is the directory without the OnCreate function: for files
+// whose creation is not to be told (the manifest a run keeps itself).
+func (d *Dir) Untracked() *Dir {
+	u := *d
+	u.note = nil
+	return &u
+}
+
 func (d *Dir) rel(name string) (string, error) {
 	if name == "" || path.IsAbs(name) || !filepath.IsLocal(filepath.FromSlash(name)) {
 		return "", fmt.Errorf("%s: %q is not a name inside the directory", d.path, name)

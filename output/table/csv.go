@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,9 +83,16 @@ func TidyCSV(w io.Writer, t *Table) error {
 }
 
 // WriteCSVDir writes each table to dir/<name>.csv (TidyCSV), atomically,
-// and returns the paths written. The directory must exist. A name used
-// twice gets a suffix (_2, _3…) so that no table overwrites another.
+// and returns the paths written. The directory is made when missing; the
+// names are resolved inside it (atomicfile.Dir), so a link planted in it
+// does not lead a table out of it. A name used twice gets a suffix (_2,
+// _3…) so that no table overwrites another.
 func WriteCSVDir(dir string, ts []*Table) ([]string, error) {
+	d, err := atomicfile.OpenDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
 	var paths []string
 	used := map[string]int{}
 	for _, t := range ts {
@@ -98,11 +104,10 @@ func WriteCSVDir(dir string, ts []*Table) ([]string, error) {
 		if err := TidyCSV(&buf, t); err != nil {
 			return paths, err
 		}
-		p := filepath.Join(dir, name+".csv")
-		if err := atomicfile.Write(p, buf.Bytes()); err != nil {
+		if err := d.Write(name+".csv", buf.Bytes()); err != nil {
 			return paths, err
 		}
-		paths = append(paths, p)
+		paths = append(paths, d.Join(name+".csv"))
 	}
 	return paths, nil
 }
