@@ -84,7 +84,7 @@ const (
 // are the files the run reads (the experiment file, the workload, the key
 // file): no output may replace one. Close the store when the run ends.
 func OpenStore(dir string, inputs ...string) (*Store, error) {
-	if err := foreignDir(dir); err != nil {
+	if err := CheckOutDir(dir); err != nil {
 		return nil, err
 	}
 	d, err := atomicfile.OpenDir(dir, inputs...)
@@ -104,9 +104,14 @@ func OpenStore(dir string, inputs ...string) (*Store, error) {
 	return st, nil
 }
 
-// foreignDir refuses an existing, non-empty directory that no run wrote:
-// a run would mix its steps with what the directory holds.
-func foreignDir(dir string) error {
+// CheckOutDir refuses, before anything is done, an output directory a run
+// cannot use: a path that is not a directory, or an existing, non-empty
+// directory that no run wrote (a run would mix its steps with what the
+// directory holds).
+func CheckOutDir(dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return fmt.Errorf("%s: not a directory", dir)
+	}
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) || len(ents) == 0 {
 		return nil

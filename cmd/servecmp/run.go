@@ -27,6 +27,9 @@ func newRunCmd(e *env) *cobra.Command {
 			if err != nil {
 				return usagef("%v", err)
 			}
+			if err := experiment.CheckOutDir(out); err != nil {
+				return usagef("run: --out %v", err)
+			}
 			key, err := flagopts.ReadAPIKey(keyFile)
 			if err != nil {
 				return err
