@@ -263,7 +263,9 @@ func (s *stream) event(data []byte) error {
 		return nil
 	}
 	if s.capture != nil {
-		s.capture.add(data)
+		if e := s.capture.add(data); e != nil {
+			return e
+		}
 	}
 	k := 1
 	r := s.rec
@@ -384,7 +386,7 @@ func (c *Client) Do(ctx context.Context, clk Clock, p *Prepared, rec *result.Rec
 	}
 	s := &stream{rec: rec, sent: sent, key: c.apiKey, cap: tokenCap(p.Req.MaxTokens)}
 	if p.Capture {
-		s.capture = &textCapture{}
+		s.capture = &textCapture{limit: answerCap(s.cap)}
 	}
 	e := c.exchange(ctx, cancel, clk, req, p, s)
 	if e == nil && s.usage {
@@ -550,13 +552,16 @@ func finishRecord(rec *result.Record, s *stream, p *Prepared) {
 
 // textCapture collects a streamed answer's text (completions "text" or
 // chat "delta.content"), for the next turn's history and client-side
-// token counts.
+// token counts, up to limit bytes (answerCap).
 type textCapture struct {
-	b strings.Builder
+	b     strings.Builder
+	limit int
 }
 
-// add appends one content chunk's text; chunks it cannot read add nothing.
-func (t *textCapture) add(data []byte) {
+// add appends one content chunk's text; chunks it cannot read add
+// nothing. An answer past the capture's limit fails the request as
+// implausible, as a token count past its cap does.
+func (t *textCapture) add(data []byte) *requestError {
 	var c struct {
 		Choices []struct {
 			Text  string `json:"text"`
@@ -566,8 +571,12 @@ func (t *textCapture) add(data []byte) {
 		} `json:"choices"`
 	}
 	if json.Unmarshal(data, &c) != nil || len(c.Choices) == 0 {
-		return
+		return nil
+	}
+	if t.b.Len()+len(c.Choices[0].Text)+len(c.Choices[0].Delta.Content) > t.limit {
+		return &requestError{result.ClassImplausible, fmt.Sprintf("the answer's text runs over %d bytes, more than the %d output tokens this request allows could hold", t.limit, t.limit/MaxBytesPerToken)}
 	}
 	t.b.WriteString(c.Choices[0].Text)
 	t.b.WriteString(c.Choices[0].Delta.Content)
+	return nil
 }

@@ -130,11 +130,11 @@ func csvField(v any) string {
 // whose first character, after any blanks, is = + - @ or a tab or
 // carriage return is prefixed with a single quote, so that a spreadsheet
 // shows it as text instead of running it (=HYPERLINK(...)). A text that
-// is a number ("-3.5") is left as it is.
+// is a number ("-3.5"), and "-" alone, are left as they are.
 func neutralise(s string) string {
 	t := strings.TrimLeft(s, " ")
-	if t == "" || !strings.ContainsRune("=+-@\t\r", rune(t[0])) {
-		return s
+	if t == "" || t == "-" || !strings.ContainsRune("=+-@\t\r", rune(t[0])) {
+		return s // "-" alone is the tables' mark of a missing value, not a formula
 	}
 	if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
 		return s
