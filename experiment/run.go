@@ -11,6 +11,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/compare"
+	"github.com/servecmp/servecmp/profile"
 )
 
 // runner is one Run's state.
@@ -61,6 +62,9 @@ func Run(ctx context.Context, e *Experiment, dir string, o RunOptions) (out *Out
 	if o.Force {
 		todo = r.out.Plan
 	}
+	if err := r.validateSteps(); err != nil {
+		return r.out, err
+	}
 	r.sayKept(todo)
 	if err := r.keptCheck(todo); err != nil {
 		return r.out, err
@@ -86,6 +90,30 @@ func Run(ctx context.Context, e *Experiment, dir string, o RunOptions) (out *Out
 		return r.out, r.keptReport()
 	}
 	return r.out, nil
+}
+
+// validateSteps checks the configuration of every measuring step of the
+// plan against the workload before the first step runs (the file was
+// checked when read; this is what needs the workload): a mistake stops
+// the run before any engine starts, not hours into it.
+func (r *runner) validateSteps() error {
+	for _, s := range r.out.Plan {
+		if s.Kind != KindSweep && s.Kind != KindRun && s.Kind != KindProfile {
+			continue
+		}
+		cfg, err := r.benchConfig(s)
+		if err == nil && s.Kind == KindProfile {
+			pr := r.e.Profile
+			o := profile.Options{After: pr.After, For: pr.For, Steps: pr.Steps, Activities: pr.Activities}
+			err = profile.Validate(&cfg, &o)
+		} else if err == nil {
+			err = cfg.Validate()
+		}
+		if err != nil {
+			return fmt.Errorf("%s: step %s: %v", r.e.File, s.Name, err)
+		}
+	}
+	return nil
 }
 
 // sayKept tells which steps an earlier run completed and this one keeps.

@@ -189,6 +189,10 @@ const (
 	MaxRandomTokens = 1 << 28
 )
 
+// Validate checks a spec against the generator's bounds without making
+// anything: what RandomContext would refuse before its first request.
+func (spec RandomSpec) Validate() error { return spec.check() }
+
 // check validates a spec (filling defaults in its own copy).
 func (spec RandomSpec) check() error {
 	if spec.Num <= 0 || spec.Num > MaxRandomRequests {
@@ -208,6 +212,9 @@ func (spec RandomSpec) check() error {
 	}
 	if spec.RequestRate < 0 || math.IsNaN(spec.RequestRate) || math.IsInf(spec.RequestRate, 0) {
 		return fmt.Errorf("random workload: --request-rate must be a finite number >= 0, got %v", spec.RequestRate)
+	}
+	if spec.RequestRate > 0 && spec.Num > 1 && 1/spec.RequestRate > MaxArrivalOffsetS {
+		return fmt.Errorf("random workload: --request-rate %g: the mean gap between requests would be over %d s (the longest replay)", spec.RequestRate, MaxArrivalOffsetS)
 	}
 	if spec.Burstiness == 0 {
 		spec.Burstiness = 1
