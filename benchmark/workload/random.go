@@ -302,7 +302,7 @@ func RandomContext(ctx context.Context, spec RandomSpec) ([]Request, error) {
 		reqs = append(reqs, r)
 	}
 	if spec.Text != nil {
-		if err := spec.Text.fill(spec.Seed, spec.PrefixLen, reqs, ins); err != nil {
+		if err := spec.Text.fill(ctx, spec.Seed, spec.PrefixLen, reqs, ins); err != nil {
 			return nil, err
 		}
 	}

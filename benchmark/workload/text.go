@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -95,8 +96,9 @@ func (tp *TextPrompts) check() error {
 }
 
 // fill gives reqs[i] a prompt of prefixLen+ins[i] tokens, in parallel on
-// every CPU; each request draws from its own seeded stream.
-func (tp *TextPrompts) fill(seed uint64, prefixLen int, reqs []Request, ins []int) error {
+// every CPU; each request draws from its own seeded stream. Once ctx ends
+// (the first Ctrl-C) no request is started and ctx's error is returned.
+func (tp *TextPrompts) fill(ctx context.Context, seed uint64, prefixLen int, reqs []Request, ins []int) error {
 	if err := tp.check(); err != nil {
 		return err
 	}
@@ -117,7 +119,7 @@ func (tp *TextPrompts) fill(seed uint64, prefixLen int, reqs []Request, ins []in
 				k := i
 				i++
 				next.Unlock()
-				if k >= len(reqs) {
+				if k >= len(reqs) || ctx.Err() != nil {
 					return
 				}
 				rng := rand.New(rand.NewPCG(seed, streamText+uint64(k)))
@@ -126,6 +128,9 @@ func (tp *TextPrompts) fill(seed uint64, prefixLen int, reqs []Request, ins []in
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	for k, e := range errs {
 		if e != nil {
 			return fmt.Errorf("random workload: request %s: %w", reqs[k].ID, e)
