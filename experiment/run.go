@@ -65,6 +65,9 @@ func Run(ctx context.Context, e *Experiment, dir string, o RunOptions) (out *Out
 	if err := r.validateSteps(); err != nil {
 		return r.out, err
 	}
+	if err := r.checkOutputs(); err != nil {
+		return r.out, err
+	}
 	r.sayKept(todo)
 	if err := r.keptCheck(todo); err != nil {
 		return r.out, err
@@ -111,6 +114,27 @@ func (r *runner) validateSteps() error {
 		}
 		if err != nil {
 			return fmt.Errorf("%s: step %s: %v", r.e.File, s.Name, err)
+		}
+	}
+	return nil
+}
+
+// checkOutputs refuses, before any step, a plan whose outputs would
+// replace one of the run's inputs (an experiment file kept in a step's
+// folder under an output's name) or a folder.
+func (r *runner) checkOutputs() error {
+	names := []string{ReportJSON, ReportText, ReportHTML, Workbook}
+	if r.e.Workload.Random != nil {
+		names = append(names, WorkloadFile)
+	}
+	for _, s := range r.out.Plan {
+		for _, f := range []string{StepFileName, ResultFile, RecordsFile, CheckFile, SummaryFile} {
+			names = append(names, s.Name+"/"+f)
+		}
+	}
+	for _, n := range names {
+		if err := r.st.Out().CheckWrite(n); err != nil {
+			return fmt.Errorf("--out %v", err)
 		}
 	}
 	return nil

@@ -201,3 +201,58 @@ func TestHashFile(t *testing.T) {
 		t.Error("missing file hashed")
 	}
 }
+
+// TestRunRefusesOutputOverInput: an experiment file kept in the output
+// directory under an output's name is refused before any step, and left
+// as it was.
+func TestRunRefusesOutputOverInput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	st, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	src := "a: {url: \"http://127.0.0.1:1\", model: m}\nb: {url: \"http://127.0.0.1:2\", model: m}\nworkload: {random: {num: 2, input_len: 4, output_len: 2}}\nruns: {count: 1, concurrency: 1}\n"
+	exp := filepath.Join(dir, "check", "check.json")
+	os.MkdirAll(filepath.Dir(exp), 0o755)
+	os.WriteFile(exp, []byte(src), 0o644)
+	e, err := Parse(exp, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(t.Context(), e, dir, RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), "is also an input") {
+		t.Fatalf("error %v", err)
+	}
+	if b, _ := os.ReadFile(exp); string(b) != src {
+		t.Fatalf("the input changed: %q", b)
+	}
+}
+
+// FuzzRunFiles: any bytes as a run directory's manifest are read, or
+// refused with one line; an accepted one names only entries inside the
+// directory.
+func FuzzRunFiles(f *testing.F) {
+	f.Add([]byte(`{"schema":"servecmp.run-files/1","wrote":["check/","check/step.json"],"owns":["profile-a/traces/"]}`))
+	f.Add([]byte(`{"schema":"servecmp.run-files/1","wrote":["../x"]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, FilesName), data, 0o644)
+		st, err := OpenStore(dir)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error %q", err)
+			}
+			return
+		}
+		defer st.Close()
+		for _, e := range append(append([]string{}, st.files.Wrote...), st.files.Owns...) {
+			if !localEntry(e) {
+				t.Fatalf("accepted entry %q", e)
+			}
+		}
+		if err := st.Remove("check"); err != nil && strings.Contains(err.Error(), "\n") {
+			t.Fatalf("multi-line error %q", err)
+		}
+	})
+}

@@ -901,25 +901,7 @@ func (p *parser) capture() (*event.Capture, error) {
 	if p.distRank.ok && p.distRank.v >= 0 {
 		c.CapturedRank, c.CapturedRankFrom = strconv.FormatInt(p.distRank.v, 10), "trace:distributedInfo.rank"
 	}
-	if p.dropped > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("dropped %d events with negative duration", p.dropped))
-	}
-	if p.badTime > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("dropped %d events with unreadable ts or dur", p.badTime))
-	}
-	if p.outOfRange > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("dropped %d events with out-of-range times (device work starting before 0 or lasting over %d ns; any time beyond ±%d ns)",
-			p.outOfRange, event.MaxDur, event.MaxTime))
-	}
-	if p.longName > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("dropped %d events with names over %d bytes", p.longName, MaxNameBytes))
-	}
-	if p.unnamed > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%d device events had no name; named \"[unnamed <cat>]\"", p.unnamed))
-	}
-	if p.badType > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("skipped %d traceEvents elements with fields of unexpected types", p.badType))
-	}
+	c.Warnings = append(c.Warnings, p.warnings()...)
 	ids := append([]int32(nil), p.order...)
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	var process string
@@ -960,6 +942,31 @@ func (p *parser) capture() (*event.Capture, error) {
 		}
 	}
 	return c, nil
+}
+
+// warnings are the capture's warnings about what was dropped or renamed.
+func (p *parser) warnings() []string {
+	var w []string
+	if p.dropped > 0 {
+		w = append(w, fmt.Sprintf("dropped %d events with negative duration", p.dropped))
+	}
+	if p.badTime > 0 {
+		w = append(w, fmt.Sprintf("dropped %d events with unreadable ts or dur", p.badTime))
+	}
+	if p.outOfRange > 0 {
+		w = append(w, fmt.Sprintf("dropped %d events with out-of-range times (device work starting before 0 or lasting over %d ns; any time beyond ±%d ns)",
+			p.outOfRange, event.MaxDur, event.MaxTime))
+	}
+	if p.longName > 0 {
+		w = append(w, fmt.Sprintf("dropped %d events with names over %d bytes", p.longName, MaxNameBytes))
+	}
+	if p.unnamed > 0 {
+		w = append(w, fmt.Sprintf("%d device events had no name; named \"[unnamed <cat>]\"", p.unnamed))
+	}
+	if p.badType > 0 {
+		w = append(w, fmt.Sprintf("skipped %d traceEvents elements with fields of unexpected types", p.badType))
+	}
+	return w
 }
 
 func (p *parser) toolVersion() string {

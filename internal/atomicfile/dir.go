@@ -132,6 +132,16 @@ func (d *Dir) mkdirAll(rel string) error {
 	return nil
 }
 
+// CheckWrite reports, before any work, whether name could be written in
+// the directory: not a directory, not one of the inputs.
+func (d *Dir) CheckWrite(name string) error {
+	rel, err := d.rel(name)
+	if err != nil {
+		return err
+	}
+	return d.check(rel)
+}
+
 // check refuses a name that is a directory or one of the inputs.
 func (d *Dir) check(rel string) error {
 	st, err := d.root.Stat(rel)

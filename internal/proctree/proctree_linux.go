@@ -65,6 +65,11 @@ func stat(dir string) (state byte, pgrp int, ok bool) {
 	if err != nil {
 		return 0, 0, false
 	}
+	return parseStat(b)
+}
+
+// parseStat reads the state and process group of a /proc/PID/stat line.
+func parseStat(b []byte) (state byte, pgrp int, ok bool) {
 	i := bytes.LastIndexByte(b, ')') // the command name may hold anything
 	if i < 0 {
 		return 0, 0, false
@@ -73,6 +78,6 @@ func stat(dir string) (state byte, pgrp int, ok bool) {
 	if len(f) < 3 {
 		return 0, 0, false
 	}
-	pgrp, err = strconv.Atoi(string(f[2]))
+	pgrp, err := strconv.Atoi(string(f[2]))
 	return f[0][0], pgrp, err == nil
 }

@@ -163,3 +163,27 @@ func TestParentDeath(t *testing.T) {
 	// comment); end it here.
 	_ = syscall.Kill(child, syscall.SIGKILL)
 }
+
+func TestParseStat(t *testing.T) {
+	for _, tc := range []struct {
+		line  string
+		state byte
+		pgrp  int
+		ok    bool
+	}{
+		{"123 (vllm) S 1 123 123 0", 'S', 123, true},
+		{"9 (a) b) c) Z 1 77 77", 'Z', 77, true},
+		{"9 (x)", 0, 0, false},
+		{"garbage", 0, 0, false},
+	} {
+		st, pg, ok := parseStat([]byte(tc.line))
+		if st != tc.state || pg != tc.pgrp || ok != tc.ok {
+			t.Errorf("%q: %c %d %v", tc.line, st, pg, ok)
+		}
+	}
+}
+
+func FuzzParseStat(f *testing.F) {
+	f.Add([]byte("123 (vllm) S 1 123 123 0"))
+	f.Fuzz(func(t *testing.T, b []byte) { parseStat(b) })
+}
