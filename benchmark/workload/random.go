@@ -213,9 +213,6 @@ func (spec RandomSpec) check() error {
 	if spec.RequestRate < 0 || math.IsNaN(spec.RequestRate) || math.IsInf(spec.RequestRate, 0) {
 		return fmt.Errorf("random workload: --request-rate must be a finite number >= 0, got %v", spec.RequestRate)
 	}
-	if spec.RequestRate > 0 && spec.Num > 1 && 1/spec.RequestRate > MaxArrivalOffsetS {
-		return fmt.Errorf("random workload: --request-rate %g: the mean gap between requests would be over %d s (the longest replay)", spec.RequestRate, MaxArrivalOffsetS)
-	}
 	if spec.Burstiness == 0 {
 		spec.Burstiness = 1
 	}
