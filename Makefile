@@ -5,7 +5,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 export CGO_ENABLED := 1
 
-.PHONY: build test bench demo demo-llamacpp check fmt vet tidy-check layering race clean
+.PHONY: build test bench demo demo-llamacpp demo-ollama check fmt vet tidy-check layering race clean
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/servecmp ./cmd/servecmp
@@ -17,6 +17,12 @@ bench: build
 	$(GO) run ./internal/cmd/benchtool
 	@echo "tokenizer: 10,000 prompts of ~1,000 tokens, 2 goroutines, cold cache (goal: < 10 s per tokenizer)"
 	$(GO) test -run '^$$' -bench '^BenchmarkWorkload10k$$' -benchtime 1x ./tokenizer
+	@echo "tokenizer: MB/s on plain English, cold word cache, 5 runs (take the best); cpu-MB/s is per CPU second, the per-core figure on a shared machine (goal: >= 5 for every family; current families after scripts/fetch-tokenizers.sh)"
+	$(GO) test -run '^$$' -bench '^BenchmarkEncodeFamilies$$' -benchtime 3x -count 5 ./tokenizer
+	@echo "pre-tokenizer: hand scanner vs the package's regex engine (the regex path) vs regexp2 (its fallback) on the same pattern (goal: engine at most 2x slower than the scanner)"
+	$(GO) test -run '^$$' -bench '^BenchmarkSplitScannerVsRegex$$' -benchtime 30x -count 5 ./tokenizer
+	@echo "workload trace: a 12,000-request trace of the Mooncake conversation trace's shape, token ids (goal: < 10 s, bounded memory)"
+	$(GO) test -run '^$$' -bench '^BenchmarkTrace12k$$' -benchtime 1x ./benchmark/workload
 
 # demo: the whole method from one file (servecmp run), then layer 2 from
 # two bundled nsys-like profiles (scripts/demo.sh: serve-sim's own traces
@@ -30,6 +36,14 @@ demo: build
 # ../shared/engines/llama.cpp (one slot vs four); skipped when absent.
 demo-llamacpp: build
 	./scripts/demo-llamacpp.sh
+
+# demo-ollama: servecmp run with llama.cpp's server against Ollama, both
+# from ../shared/engines and launched by servecmp, then the same workload
+# against Ollama's templated model (NOT COMPARABLE on inputs); skipped
+# when absent. docs/ollama.md's excerpt: UPDATE_GOLDEN=1 go test -run
+# TestDemoOllama ./cmd/servecmp.
+demo-ollama: build
+	./scripts/demo-ollama.sh
 
 check: fmt vet tidy-check layering race
 

@@ -10,6 +10,9 @@
 //   - warnings and hints are data: Run returns them in Report.Warnings
 //     (sorted, deduplicated), never prints them; a capture's own warnings
 //     appear once per input file, hints once per rank;
+//   - an input that cannot be read or summarized is skipped with a
+//     warning naming it and why, unless Options.Strict; Run fails only
+//     when no input could be read;
 //   - at most Options.Parallelism files or ranks are worked on at a time,
 //     and at most Options.Parallelism files are held in memory; the
 //     result does not depend on the order in which they finish.
@@ -45,6 +48,9 @@ type Options struct {
 	// Parallelism caps the files and ranks worked on at once; 0 means
 	// GOMAXPROCS.
 	Parallelism int
+	// Strict fails the run on the first input that cannot be read or
+	// summarized; by default such an input is skipped with a warning.
+	Strict bool
 	// WorkWindowNs is the profile window recorded with the work of
 	// --work-from (Flags.Options); a rank whose window differs from it by
 	// more than SpanTolerance is warned about. 0: none.
@@ -52,10 +58,13 @@ type Options struct {
 }
 
 // Run analyses the inputs with the rule set and returns their report:
-// ranks in natural label order, warnings in Report.Warnings. A failure
-// stops the inputs not yet started; the error is the first failure in
-// input order among those tried (never the cancellation it caused). A
-// duplicate user label is an error.
+// ranks in natural label order, warnings in Report.Warnings. An input
+// that fails is skipped, with a warning "skipped: " and its one-line
+// error; Run fails when every input failed (with the first failure in
+// input order). With opts.Strict a failure stops the inputs not yet
+// started; the error is the first failure in input order among those
+// tried (never the cancellation it caused). A duplicate user label is an
+// error.
 func Run(ctx context.Context, inputs []Input, set *rules.Set, opts Options) (*classify.Report, error) {
 	// A capture's few large slices live until the end: collecting garbage
 	// at the default pace only rescans them. Collect less often.
@@ -69,13 +78,16 @@ func Run(ctx context.Context, inputs []Input, set *rules.Set, opts Options) (*cl
 	}
 	gov := newMemGovernor(len(inputs), n)
 	defer gov.restore()
-	results, err := runAll(ctx, inputs, set, opts, gov)
-	if err != nil {
+	results, errs := runAll(ctx, inputs, set, opts, gov)
+	if err := failure(ctx, errs, opts.Strict); err != nil {
 		return nil, err
 	}
 	var ranks []*classify.RankSummary
 	var warns []string
-	for _, r := range results {
+	for i, r := range results {
+		if errs[i] != nil {
+			warns = append(warns, "skipped: "+errs[i].Error())
+		}
 		ranks = append(ranks, r.ranks...)
 		warns = append(warns, r.warnings...)
 	}
@@ -86,6 +98,8 @@ func Run(ctx context.Context, inputs []Input, set *rules.Set, opts Options) (*cl
 	}
 	rep.AddWarnings(warns...)
 	rep.AddWarnings(spanWarnings(rep.Ranks, opts)...)
+	results = nil
+	runtime.GC() // the captures are garbage now: give their memory back before the output is made
 	return rep, nil
 }
 
@@ -96,10 +110,38 @@ type fileResult struct {
 	warnings []string
 }
 
+// failure returns the error that fails a run whose inputs ended with
+// errs, or nil: the cancellation of ctx; with strict, the first failure
+// in input order that is not a cancellation it caused; otherwise the
+// first failure when every input failed.
+func failure(ctx context.Context, errs []error, strict bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	failed := 0
+	var first error
+	for _, err := range errs {
+		if err != nil {
+			failed++
+			if first == nil || errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled) {
+				first = err
+			}
+		}
+	}
+	switch {
+	case failed == 0 || !strict && failed < len(errs):
+		return nil
+	case !strict && len(errs) > 1:
+		return fmt.Errorf("none of the %d inputs could be analysed; the first: %w", len(errs), first)
+	}
+	return first
+}
+
 // runAll works on every input at once, at most opts.Parallelism of them
 // (and of their ranks) busy at a time, and at most opts.Parallelism of
-// them in memory. The result is in input order.
-func runAll(ctx context.Context, inputs []Input, set *rules.Set, opts Options, gov *memGovernor) ([]fileResult, error) {
+// them in memory. The results and errors are in input order; with
+// opts.Strict the first failure cancels the inputs not yet done.
+func runAll(ctx context.Context, inputs []Input, set *rules.Set, opts Options, gov *memGovernor) ([]fileResult, []error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	n := opts.Parallelism
@@ -116,24 +158,13 @@ func runAll(ctx context.Context, inputs []Input, set *rules.Set, opts Options, g
 		go func() {
 			defer wg.Done()
 			out[i], errs[i] = loadOne(ctx, loaded, sem, in, set, opts, gov, len(inputs) > 1)
-			if errs[i] != nil {
+			if errs[i] != nil && opts.Strict {
 				cancel()
 			}
 		}()
 	}
 	wg.Wait()
-	// Report the first real failure in input order, not a cancellation it caused.
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return nil, err
-		}
-	}
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return out, errs
 }
 
 // loadOne runs one input while holding a slot of loaded: at most

@@ -113,9 +113,29 @@ func TestRunHintsAndErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("not a capture at all"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), []Input{{Path: a}, {Path: missing}, {Path: bad}}, set, Options{})
+	_, err = Run(context.Background(), []Input{{Path: a}, {Path: missing}, {Path: bad}}, set, Options{Strict: true})
 	if err == nil || !strings.Contains(err.Error(), "missing.sqlite") && !strings.Contains(err.Error(), "bad.sqlite") {
-		t.Errorf("first failure: %v", err)
+		t.Errorf("strict: first failure: %v", err)
+	}
+	// by default bad inputs are skipped, each with one warning naming it
+	rep, err = Run(context.Background(), []Input{{Path: a}, {Path: missing}, {Path: bad}}, set, Options{})
+	if err != nil || len(rep.Ranks) != 1 {
+		t.Fatalf("skipping: %v", err)
+	}
+	for _, f := range []string{"missing.sqlite", "bad.sqlite"} {
+		n := 0
+		for _, w := range rep.Warnings {
+			if strings.HasPrefix(w, "skipped: ") && strings.Contains(w, f) && !strings.Contains(w, "\n") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d skip warnings for %s in %q", n, f, rep.Warnings)
+		}
+	}
+	_, err = Run(context.Background(), []Input{{Path: missing}, {Path: bad}}, set, Options{})
+	if err == nil || !strings.Contains(err.Error(), "none of the 2 inputs") || !strings.Contains(err.Error(), "missing.sqlite") {
+		t.Errorf("every input bad: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -30,7 +30,8 @@ type Config struct {
 	APIKey string // never recorded
 	// Engine is the dialect: "auto" (or "") is detected from the server.
 	Engine string
-	// Model is sent in every request; "" means the server's first model.
+	// Model is sent in every request; "" means the only model the server
+	// lists (several listed is a *client.SetupError).
 	Model    string
 	Workload *workload.Workload
 	Load     result.LoadPolicy
@@ -62,10 +63,18 @@ type Config struct {
 	// profile holds the load until its stop call has returned).
 	OnStart   func(step int, t0 time.Time)
 	SendUntil <-chan struct{}
+	// Shard, when set, makes the run one shard of a sharded run: it
+	// sends only its part of the workload and starts its measured phase
+	// at the agreed instant (shard.go).
+	Shard *ShardConfig
 	// Tokenizer, when set, counts every prompt and answer client-side
 	// (Record.Client*Tokens, Summary.TokenCheck; tokencount.go).
-	Tokenizer     *tokenizer.Tokenizer
-	detectTimeout time.Duration // 0 = detectTimeout; tests shorten it
+	Tokenizer *tokenizer.Tokenizer
+	// TextWorkloadHow says, in the caller's terms, how to make a text
+	// workload: the remedy named when the engine takes no token-id
+	// prompts ("" is engine.TextWorkloadHow).
+	TextWorkloadHow string
+	detectTimeout   time.Duration // 0 = detectTimeout; tests shorten it
 }
 
 // MetricsConfig says where and how often to scrape the server's
@@ -73,6 +82,11 @@ type Config struct {
 type MetricsConfig struct {
 	URL   string        // "" = no scraping
 	Every time.Duration // 0 = servermetrics.DefaultInterval
+	// Default marks URL as the engine's usual endpoint (the server's
+	// /metrics), not one the caller named: it is not scraped when the
+	// detected engine has no metrics endpoint (engine.Dialect.MetricsPath),
+	// and the result says so once (Result.Notes).
+	Default bool
 }
 
 // ManifestConfig is the caller's part of the manifest.
@@ -117,6 +131,9 @@ func (c *Config) Validate() error {
 	}
 	if err := (&result.Manifest{}).SetAll(c.Manifest.Fields); err != nil {
 		return err
+	}
+	if c.Shard != nil {
+		return c.Shard.validate(c, time.Now())
 	}
 	return nil
 }

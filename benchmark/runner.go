@@ -78,7 +78,9 @@ type runner struct {
 	warn    warnings
 	res     *result.Result
 	metrics *metricsRun
-	starts  []time.Time // each measured step's t=0
+	starts  []time.Time         // each measured step's t=0
+	clock   *result.ClockOffset // a shard's server-clock probe (shard.go)
+	shard   *result.ShardRef    // on every record of a shard
 	recMu   sync.Mutex
 	recErr  *RecordsError // the first OnRecord failure and the records lost
 }
@@ -110,6 +112,12 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 		return nil, err
 	}
 	r := &runner{cfg: &cfg, client: cfg.Client, reqs: cfg.Workload.Requests}
+	if cfg.Shard != nil {
+		var err error
+		if r.reqs, err = shardRequests(&cfg); err != nil {
+			return nil, err
+		}
+	}
 	if r.client == nil {
 		r.client = client.New(client.Options{BaseURL: cfg.URL, APIKey: cfg.APIKey, Conns: cfg.conns(),
 			RequestTimeout: durSeconds(cfg.Load.RequestTimeoutS)})
@@ -118,7 +126,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	if err := r.prepare(ctx); err != nil {
 		return nil, err
 	}
-	r.metrics = startMetrics(ctx, cfg.Metrics)
+	r.metrics = startMetrics(ctx, r.metricsConfig())
 	warm, err := r.warmup(ctx)
 	if err == nil {
 		err = r.sweep(ctx, warm)
@@ -134,8 +142,9 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	return r.res, nil
 }
 
-// prepare detects the engine and model, assembles the manifest and
-// encodes every request.
+// prepare detects the engine and model, assembles the manifest, encodes
+// every request and makes sure the engine takes the workload's prompt
+// form (promptForms).
 func (r *runner) prepare(ctx context.Context) error {
 	cfg := r.cfg
 	if err := r.detect(ctx); err != nil {
@@ -145,8 +154,14 @@ func (r *runner) prepare(ctx context.Context) error {
 		Schema:    result.Schema,
 		RunID:     newRunID(),
 		Manifest:  r.manifest(),
-		Workload:  result.WorkloadInfo{Path: cfg.Workload.Path, SHA256: cfg.Workload.SHA256, Count: len(r.reqs)},
+		Workload:  result.WorkloadInfo{Path: cfg.Workload.Path, SHA256: cfg.Workload.SHA256, Count: len(cfg.Workload.Requests)},
 		StartedAt: time.Now().UTC(),
+	}
+	if sh := cfg.Shard; sh != nil {
+		r.res.Schema = result.ShardSchema
+		group := cmp.Or(sh.Group, ShardGroup(sh.StartAt, cfg.Workload.SHA256, sh.Count))
+		r.res.Shard = &result.Shard{Index: sh.Index, Count: sh.Count, Group: group, StartAt: sh.StartAt.UTC(), Requests: len(r.reqs)}
+		r.shard = &result.ShardRef{Index: sh.Index, Count: sh.Count}
 	}
 	if h := cfg.Workload.Header; h != nil {
 		r.res.Workload.TokenizerHash = h.TokenizerHash
@@ -163,7 +178,7 @@ func (r *runner) prepare(ctx context.Context) error {
 	if hasOffsets && cfg.Load.Mode == result.ModeConcurrency {
 		r.warn.add("closed-loop run: the workload's arrival offsets are ignored")
 	}
-	return nil
+	return r.promptForms(ctx)
 }
 
 // detect asks the server for its engine and model. An interrupt, the
@@ -184,11 +199,14 @@ func (r *runner) detect(ctx context.Context) error {
 	}
 	r.info, r.model = info, r.cfg.Model
 	if r.model == "" {
-		r.model = info.Model
+		if r.model, err = info.ModelChoice(r.client.BaseURL(), "--model"); err != nil {
+			return err
+		}
 	}
 	if r.model == "" {
 		return fmt.Errorf("no model given (--model) and %s", info.ModelsErr)
 	}
+	r.client.ModelInfo(dctx, &r.info, r.model)
 	return nil
 }
 
@@ -335,6 +353,11 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (result.Sweep
 			stepWarn.add("reset prefix cache: " + err.Error())
 		}
 	}
+	if cfg.Shard != nil {
+		if err := r.waitStart(ctx); err != nil {
+			return result.SweepStep{}, err
+		}
+	}
 	var offsets []float64
 	if sl.Mode != result.ModeConcurrency {
 		var err error
@@ -348,6 +371,9 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (result.Sweep
 	r.metrics.baseline()
 	out := runStep(ctx, r.client, r.prep, offsets, sl, si, r.record, cfg.Progress, cfg.hooks(si))
 	r.starts = append(r.starts, out.start)
+	if cfg.Shard != nil {
+		r.startShard(out.start)
+	}
 	if out.interrupted {
 		r.res.Incomplete = true
 	}
@@ -355,6 +381,7 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (result.Sweep
 	sum := result.NewSummary(out.recs, out.notSent, !out.interrupted && !out.drainCut)
 	sum.TokenCheck = tokenCheck(cfg.Tokenizer, out.recs, out.caps)
 	sum.SLOResult = result.StepSLO(out.recs, sum.DurationS, cfg.SLO)
+	r.setImpliedReuse(&stepWarn, &sum, &out) // tracecache.go
 	steady, drain := result.SplitPhases(out.recs, out.sendEndS)
 	st := result.SweepStep{Value: v, Load: sl, Summary: sum, Phases: result.Phases{Steady: steady, Drain: drain}, Incomplete: out.interrupted}
 	st.StartedAt, st.EndedAt = result.WallAt(out.start, 0, 1000*drain.EndS)
@@ -372,7 +399,7 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (result.Sweep
 
 // record hands a measured record to the caller, one at a time.
 func (r *runner) record(rec *result.Record, c *capture) {
-	rec.RunID, rec.WorkloadSHA256 = r.res.RunID, r.res.Workload.SHA256 // ties it to the result
+	rec.RunID, rec.WorkloadSHA256, rec.Shard = r.res.RunID, r.res.Workload.SHA256, r.shard // ties it to the result
 	clientCounts(r.cfg.Tokenizer, rec, c)
 	if r.cfg.OnRecord == nil {
 		return
@@ -471,7 +498,11 @@ func (r *runner) finish() {
 	sm := r.metrics.result(from, to)
 	res.ServerMetrics = sm
 	res.Warnings = append(res.Warnings, sm.Warnings...)
-	if hr := sm.PrefixCacheHitRate; hr != nil && *hr > 0 && !res.Load.ResetPrefixCache {
+	if msg, replay := metricsReuseWarning(res); replay { // tracecache.go
+		if msg != "" {
+			res.Warnings = append(res.Warnings, msg)
+		}
+	} else if hr := sm.PrefixCacheHitRate; hr != nil && *hr > 0 && !res.Load.ResetPrefixCache {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the server's prefix cache served %.1f%% of the prompt tokens in the measured window and was not reset (--reset-prefix-cache): part of that may be warm from earlier runs, which makes runs incomparable", 100**hr))
 	}
 }

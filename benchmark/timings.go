@@ -22,7 +22,8 @@ func requestWarnings(w *warnings, sum *result.Summary) {
 	if sum.EmptyTextTokens > 0 {
 		w.add(fmt.Sprintf("%d successful requests streamed some tokens as chunks with empty text (a token that decodes to nothing, or bytes held back until a character is complete): usage counts them, the content chunks do not (no tokens were coalesced)", sum.EmptyTextTokens))
 	}
-	if sh := sum.CachedShare; sh != nil && *sh > CachedShareWarn {
+	cachedReuseWarning(w, sum) // a trace replay's own check (tracecache.go)
+	if sh := sum.CachedShare; sh != nil && *sh > CachedShareWarn && sum.ImpliedReuseShare == nil {
 		w.add(fmt.Sprintf("the server's prompt cache served %.1f%% of the prompt tokens (usage.prompt_tokens_details.cached_tokens, %d of %d requests reporting): TTFT measures cache hits, not prefill; reset or disable the cache for prefill figures", 100**sh, sum.CachedReported, sum.RequestsOK))
 	}
 }

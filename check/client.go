@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/check/checkreport"
@@ -39,6 +41,10 @@ type Options struct {
 	APIKey string
 	// Progress, when set, is called after each request (1-based index).
 	Progress func(done, total int)
+	// TextWorkloadHow says, in the caller's terms, how to make a text
+	// workload, for the engines that take no token-id prompts ("" is
+	// engine.TextWorkloadHow).
+	TextWorkloadHow string
 }
 
 // Run sends every request of w to a and then to b, one at a time, and
@@ -55,8 +61,14 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 	}
 	ca := &engineClient{t: a, opt: opt, style: style(a.Engine)}
 	cb := &engineClient{t: b, opt: opt, style: style(b.Engine)}
-	ca.resolveAuto(ctx)
-	cb.resolveAuto(ctx)
+	for _, s := range []struct {
+		side string
+		c    *engineClient
+	}{{"A", ca}, {"B", cb}} {
+		if err := s.c.prepare(ctx, s.side, w); err != nil {
+			return nil, err
+		}
+	}
 	rep := &checkreport.Report{
 		Schema:    checkreport.Schema,
 		StartedAt: time.Now().UTC(),
@@ -65,6 +77,7 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 		Quality:   checkreport.Quality{Status: "not-run"},
 	}
 	var err error
+	firstTokens := true
 	for i := range w.Requests {
 		req := &w.Requests[i]
 		var oa, ob checkreport.Output
@@ -72,6 +85,10 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 			oa = ca.ask(ctx, req)
 			ob = cb.ask(ctx, req)
 		}
+		if err := cmp.Or(ca.refusedTokens("A", req, firstTokens, oa.Error), cb.refusedTokens("B", req, firstTokens, ob.Error)); err != nil {
+			return nil, err
+		}
+		firstTokens = firstTokens && req.Kind() != workload.KindTokens
 		if err = ctx.Err(); err != nil {
 			rep.Incomplete = true
 			rep.Notes = append(rep.Notes, fmt.Sprintf("interrupted after %d of %d requests: the report is incomplete", i, len(w.Requests)))
@@ -82,8 +99,9 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 			opt.Progress(i+1, len(w.Requests))
 		}
 	}
-	rep.A = checkreport.Endpoint{URL: redact.URL(a.URL), Model: a.Model, Engine: ca.style, EvidenceSource: evidenceSource(engine.Dialect(ca.style))}
-	rep.B = checkreport.Endpoint{URL: redact.URL(b.URL), Model: b.Model, Engine: cb.style, EvidenceSource: evidenceSource(engine.Dialect(cb.style))}
+	rep.A = checkreport.Endpoint{URL: redact.URL(a.URL), Model: ca.t.Model, Engine: ca.style, EvidenceSource: evidenceSource(engine.Dialect(ca.style))}
+	rep.B = checkreport.Endpoint{URL: redact.URL(b.URL), Model: cb.t.Model, Engine: cb.style, EvidenceSource: evidenceSource(engine.Dialect(cb.style))}
+	rep.Notes = append(append(rep.Notes, ca.notes("A")...), cb.notes("B")...)
 	rep.Summary = checkreport.NewSummary(rep.Requests)
 	rep.EndedAt = time.Now().UTC()
 	if rep.Summary.Requests < len(w.Requests) {
@@ -106,6 +124,7 @@ type engineClient struct {
 	t     Target
 	opt   Options
 	style string
+	info  client.EngineInfo // what detection found (prepare)
 	// autoPlain is set once an auto-style engine refused the vLLM extras.
 	autoPlain bool
 }
@@ -130,6 +149,7 @@ func (c *engineClient) ask(ctx context.Context, req *workload.Request) checkrepo
 		path, body = c.openAIBody(req, engine.OpenAI)
 		out = c.do(ctx, path, body, parseOpenAI)
 	}
+	c.truncated(&out)
 	return out
 }
 
@@ -296,7 +316,9 @@ func parseOpenAI(data []byte) (checkreport.Output, error) {
 		}
 	}
 	switch {
-	case r.Usage != nil:
+	case r.Usage != nil && (r.Usage.PromptTokens > 0 || r.Usage.CompletionTokens > 0 || o.Text == ""):
+		// An all-zero usage beside text is no count (Ollama's answer
+		// cut by its repeat limit).
 		o.PromptTokens, o.CompletionTokens = r.Usage.PromptTokens, r.Usage.CompletionTokens
 	case o.TokenIDs != nil:
 		o.CompletionTokens = len(o.TokenIDs)

@@ -1,51 +1,8 @@
 package check
 
 import (
-	"context"
-	"encoding/json"
-	"io"
-	"net/http"
-	"strings"
-	"time"
-
 	"github.com/servecmp/servecmp/benchmark/engine"
 )
-
-// resolveAuto turns an auto style into the engine's own when GET
-// /v1/models names it unambiguously (llama.cpp: owned_by "llamacpp"), so
-// that the check asks for the evidence that engine offers instead of
-// probing with vLLM's extras. Anything else stays auto.
-func (c *engineClient) resolveAuto(ctx context.Context) {
-	if c.style != engine.Auto {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(c.t.URL, "/")+"/v1/models", nil)
-	if err != nil {
-		return
-	}
-	if c.opt.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.opt.APIKey)
-	}
-	resp, err := c.opt.Client.Do(req)
-	if err != nil {
-		return
-	}
-	defer resp.Body.Close()
-	var models struct {
-		Data []struct {
-			OwnedBy string `json:"owned_by"`
-		} `json:"data"`
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil || resp.StatusCode != http.StatusOK || json.Unmarshal(b, &models) != nil || len(models.Data) == 0 {
-		return
-	}
-	if strings.EqualFold(models.Data[0].OwnedBy, string(engine.LlamaCpp)) {
-		c.style = string(engine.LlamaCpp)
-	}
-}
 
 // evidenceSource says where a request style's strongest sequence
 // evidence comes from.
@@ -59,6 +16,8 @@ func evidenceSource(d engine.Dialect) string {
 		return "token ids from token_ids where returned, else text"
 	case engine.LlamaCpp:
 		return "token ids from logprobs.content[].id"
+	case engine.Ollama:
+		return "logprob tokens on chat (no ids), text on completions (it drops logprobs there)"
 	case engine.Auto:
 		return "token ids where returned (vLLM return_token_ids, logprobs.content[].id), else logprob tokens, else text"
 	}

@@ -84,6 +84,10 @@ func TestResolveAutoLlamaCpp(t *testing.T) {
 			fmt.Fprint(w, `{"data":[{"id":"m","owned_by":"llamacpp"}]}`)
 			return
 		}
+		if r.Method != http.MethodPost {
+			http.NotFound(w, r) // detection's other endpoints
+			return
+		}
 		var b map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&b)
 		bodies = append(bodies, b)

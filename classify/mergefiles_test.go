@@ -26,15 +26,15 @@ func TestMergeFiles(t *testing.T) {
 		f.Close()
 		paths = append(paths, p)
 	}
-	m, err := MergeFiles(paths...)
+	m, err := MergeFiles(paths, 0)
 	if err != nil || len(m.Ranks) != 2 {
 		t.Fatalf("MergeFiles: %v, %+v", err, m)
 	}
-	if _, err := MergeFiles(paths[0], paths[0]); err == nil {
+	if _, err := MergeFiles([]string{paths[0], paths[0]}, 0); err == nil {
 		t.Error("a rank label twice was merged")
 	}
 	missing := filepath.Join(dir, "none.json")
-	if _, err := MergeFiles(paths[0], missing); err == nil || !strings.Contains(err.Error(), missing) {
+	if _, err := MergeFiles([]string{paths[0], missing}, 0); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("missing file: %v", err)
 	}
 }

@@ -402,19 +402,34 @@ func (r *Report) Trim(n int) *Report {
 	out.Schema = ""
 	out.Ranks = make([]*RankSummary, len(r.Ranks))
 	for i, s := range r.Ranks {
-		c := *s
-		if n > 0 {
-			c.UnmappedTop = c.UnmappedTop[:min(n, len(c.UnmappedTop))]
-			c.Shapes = []ShapeStat{}
-			per := map[string]int{}
-			for _, sh := range s.Shapes {
-				if per[sh.Region] < n {
-					per[sh.Region]++
-					c.Shapes = append(c.Shapes, sh)
-				}
-			}
-		}
-		out.Ranks[i] = &c
+		out.Ranks[i] = trimmed(s, n, false)
 	}
 	return &out
+}
+
+// trimmed returns a copy of s whose lists keep only the top n unmapped
+// names and the top n shapes of each region (n <= 0 keeps all). With
+// own, the kept lists are copies, so that s's complete lists can be
+// collected; otherwise they may share s's arrays.
+func trimmed(s *RankSummary, n int, own bool) *RankSummary {
+	c := *s
+	if n <= 0 {
+		return &c
+	}
+	c.UnmappedTop = c.UnmappedTop[:min(n, len(c.UnmappedTop))]
+	if own {
+		c.UnmappedTop = slices.Clip(slices.Clone(c.UnmappedTop))
+	}
+	c.Shapes = []ShapeStat{}
+	per := map[string]int{}
+	for _, sh := range s.Shapes {
+		if per[sh.Region] < n {
+			per[sh.Region]++
+			c.Shapes = append(c.Shapes, sh)
+		}
+	}
+	if own {
+		c.Shapes = slices.Clip(c.Shapes)
+	}
+	return &c
 }

@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,9 +18,7 @@ import (
 func (r *Report) WriteSummary(w io.Writer) error {
 	c := *r
 	c.Schema = SummarySchema
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(&c)
+	return c.writeIndented(w, " ")
 }
 
 // WriteJSON writes r as the analyze --format json document (schema
@@ -26,9 +26,55 @@ func (r *Report) WriteSummary(w io.Writer) error {
 func (r *Report) WriteJSON(w io.Writer) error {
 	c := *r
 	c.Schema = AnalysisSchema
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(&c)
+	return c.writeIndented(w, "  ")
+}
+
+// writeIndented writes r as json.Encoder does with indent (the same
+// bytes), one rank at a time: the memory it takes is one rank's text,
+// not the whole document's (tens of MB for a thousand ranks).
+func (r *Report) writeIndented(w io.Writer, indent string) error {
+	head := *r
+	head.Ranks = nil
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", indent)
+	if err := enc.Encode(&head); err != nil {
+		return err
+	}
+	const key = `"ranks": null`
+	pre, post, ok := bytes.Cut(b.Bytes(), []byte(key))
+	if !ok || len(r.Ranks) == 0 && r.Ranks != nil {
+		if ok {
+			b.Reset()
+			b.Write(pre)
+			b.WriteString(`"ranks": []`)
+			b.Write(post)
+		}
+		_, err := w.Write(b.Bytes())
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	bw.Write(pre)
+	bw.WriteString(`"ranks": `)
+	if r.Ranks == nil {
+		bw.WriteString("null")
+	} else {
+		bw.WriteString("[")
+		for i, s := range r.Ranks {
+			if i > 0 {
+				bw.WriteString(",")
+			}
+			bw.WriteString("\n" + indent + indent)
+			one, err := json.MarshalIndent(s, indent+indent, indent)
+			if err != nil {
+				return err
+			}
+			bw.Write(one)
+		}
+		bw.WriteString("\n" + indent + "]")
+	}
+	bw.Write(post)
+	return bw.Flush()
 }
 
 // ReadSummary reads a saved summary written by WriteSummary (analyze

@@ -90,10 +90,14 @@ type Report struct {
 	Workload    WorkloadInfo `json:"workload"`
 	Contract    []Field      `json:"contract"`
 	Differences []Difference `json:"differences"`
-	Correctness Correctness  `json:"correctness"`
-	Phase       string       `json:"phase"`
-	Metrics     []Metric     `json:"metrics"`
-	Counts      []Count      `json:"counts"`
+	// Inputs compares the prompt tokens the engines reported for the
+	// same requests (inputs.go); nil when neither records nor summaries
+	// carry them, or the workloads differ.
+	Inputs      *Inputs     `json:"inputs,omitempty"`
+	Correctness Correctness `json:"correctness"`
+	Phase       string      `json:"phase"`
+	Metrics     []Metric    `json:"metrics"`
+	Counts      []Count     `json:"counts"`
 	// Server holds the scraped server-side metrics (KV-cache use, running
 	// and waiting requests, memory, preemptions) of both sides.
 	Server []ServerMetric `json:"server_metrics"`

@@ -72,6 +72,7 @@ func NewContext(ctx context.Context, in Input) (*Report, error) {
 	}
 	r.RunTimes = runTimes(runsA, runsB)
 	r.contract(runsA, runsB, in.Intentional)
+	r.inputs(runsA, runsB, in)
 	r.correctness(in)
 	r.phase(runsA, runsB)
 	if err := r.verdicts(ctx, runsA, runsB, in, r.gateSuccesses(runsA, runsB)); err != nil {
@@ -80,6 +81,7 @@ func NewContext(ctx context.Context, in Input) (*Report, error) {
 	r.sloCapacity(sweepsA, sweepsB)
 	r.counts(runsA, runsB)
 	r.serverMetrics(runsA, runsB)
+	r.resultNotes(in.A, in.B)
 	r.RequestsA, r.RequestsB = in.RecordsA, in.RecordsB
 	if len(in.ProfilesA) > 0 || len(in.ProfilesB) > 0 {
 		r.GPU = gpuTime(in.ProfilesA, in.ProfilesB)
@@ -121,6 +123,8 @@ func criticalGroup(field string) string {
 		return "workload"
 	case "workload.tokenizer_hash":
 		return "tokenizer"
+	case InputsField:
+		return "inputs"
 	case "manifest.gpu_type", "manifest.gpu_count", "manifest.topology", "manifest.memory_limit":
 		return "resources"
 	case "load.mode", "load.concurrency", "load.rate", "load.arrival", "load.burstiness", "load.max_concurrency",
@@ -229,7 +233,7 @@ func (r *Report) contract(runsA, runsB []Run, decl []string) {
 		}
 	}
 	for _, d := range decl {
-		found := false
+		found := inputsFieldKnown(d)
 		for _, k := range sorted {
 			if intentional(k, []string{d}) {
 				found = true
@@ -474,6 +478,26 @@ func addRecord(out map[string][][]float64, rec *result.Record) {
 	}
 	if len(perTok) > 0 {
 		out["itl_per_token_ms"] = append(out["itl_per_token_ms"], perTok)
+	}
+}
+
+// resultNotes carries the results' notes (what a run left out by design,
+// such as the metrics of an engine without an endpoint) into the report,
+// each once per side.
+func (r *Report) resultNotes(runsA, runsB []Run) {
+	for _, sd := range []struct {
+		name string
+		runs []Run
+	}{{"A", runsA}, {"B", runsB}} {
+		var seen []string
+		for _, run := range sd.runs {
+			for _, n := range run.Result.Notes {
+				if !slices.Contains(seen, n) {
+					seen = append(seen, n)
+					r.Notes = append(r.Notes, sd.name+": "+n)
+				}
+			}
+		}
 	}
 }
 

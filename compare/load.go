@@ -103,6 +103,9 @@ func parseRun(path string, data []byte) (Run, error) {
 	if err := json.Unmarshal(data, &res); err != nil {
 		return Run{}, fmt.Errorf("%s: not a benchmark result: %v", path, err)
 	}
+	if sh := res.Shard; res.Schema == result.ShardSchema && sh != nil {
+		return Run{}, fmt.Errorf("%s: shard %d/%d of a sharded run, which measured only its part of the load: merge the shards first (servecmp merge --out RESULT --records RECORDS SHARD_FILES...)", path, sh.Index, sh.Count)
+	}
 	if !result.KnownSchema(res.Schema) {
 		return Run{}, fmt.Errorf("%s: schema %q, want %q or %q (a servecmp benchmark --out file)", path, res.Schema, result.Schema, result.PreviousSchema)
 	}

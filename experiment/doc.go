@@ -34,11 +34,13 @@
 //	  graph_mode: cuda-graphs
 //	  cache_policy: prefix-cache
 //	  extra: {key: value}          # free-form manifest entries
+//	  metrics_url: none            # Prometheus endpoint scraped in sweeps and runs: a URL, or none;
+//	                               # default url + /metrics, left out when the detected engine has none
 //	  trace_dir: traces-a          # where the engine's profiler writes (with profile); default:
 //	                               # the profile step's folder, sent as SGLang's output_dir
 //	b: {url: "http://127.0.0.1:8002", model: m}  # engine B (required), the same keys
 //	intentional: [quantization]    # declared differences (compare --intentional)
-//	workload:                      # exactly one of file and random (required)
+//	workload:                      # exactly one of file, random and trace (required)
 //	  file: workload.jsonl         # a frozen workload (servecmp workload ...)
 //	  random:                      # or the generator's settings, materialised once
 //	    num: 64                    # required, >= 1
@@ -54,6 +56,20 @@
 //	    top_p: 0.9                 # sent only when given, in (0, 1]
 //	    top_k: 40                  # sent only when given, >= -1
 //	    request_seeds: true        # per-request sampling seeds when temperature > 0
+//	    tokenizer: tokenizer.json  # tokenizer.json or GGUF file: real text of exact lengths under it
+//	    prompt: text               # ids (default without tokenizer) | text | chat (default with one)
+//	  trace:                       # or a request trace to replay (servecmp workload trace)
+//	    file: conversation_trace.jsonl  # required: Mooncake JSONL, Parquet or gzip; Azure CSV
+//	    format: mooncake           # required: mooncake | azure
+//	    block_size: 512            # tokens per hash id, default 512
+//	    time_scale: 1              # arrival offsets = trace time × this, default 1
+//	    start: 0s                  # leave out the trace's first part
+//	    limit: 0                   # keep at most N requests; 0 = all
+//	    seed: 0                    # seeds the prompts' token ids
+//	    vocab: 32000               # token ids in [3, vocab)
+//	    tokenizer: tokenizer.json  # optional: text prompts of exact length instead of ids
+//	    fixed_length: true
+//	    temperature: 0
 //	check:                         # pre-flight check (optional; defaults shown)
 //	  requests: 8                  # >= 1: the first N requests, temperature 0
 //	  on_mismatch: stop            # stop | continue
@@ -63,10 +79,13 @@
 //	  reset_prefix_cache: false
 //	runs:                          # the repeated measured runs (required)
 //	  count: 3                     # >= 1, default 3
-//	  concurrency: 16              # exactly one of concurrency (>= 1) and rate (> 0)
+//	  concurrency: 16              # exactly one of concurrency (>= 1) and rate (> 0); with a
+//	                               # trace workload: concurrency or neither (its own schedule)
 //	  order: interleaved           # interleaved (A1 B1 A2 B2 ...) | blocked (A1 A2 ... B1 B2 ...)
 //	  warmup: 0
 //	  reset_prefix_cache: false
+//	  shards: 1                    # local processes sending each run's load (1 to 256), started
+//	                               # together and merged; concurrency/rate stay the total
 //	profile:                       # a bounded profile per engine under the runs' load (optional)
 //	  after: 10s                   # delay from the start of the measured load to the capture, default 5s
 //	  for: 5s                      # capture length; or

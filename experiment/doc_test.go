@@ -42,7 +42,10 @@ func TestDocGrammar(t *testing.T) {
 	}
 	want := []string{
 		"workload.file: workload.jsonl is not a readable file",
-		"workload: give only one of file and random",
+		"workload.random.tokenizer: tokenizer.json is not a readable file",
+		"workload.trace.file: conversation_trace.jsonl is not a readable file",
+		"workload.trace.tokenizer: tokenizer.json is not a readable file",
+		"workload: give only one of file and random and trace",
 		"profile: give only one of for and steps",
 	}
 	if !slices.Equal(got, want) {

@@ -9,6 +9,7 @@ import (
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/redact"
+	"github.com/servecmp/servecmp/tokenizer"
 )
 
 // Experiment is a parsed experiment file. Every field has been validated;
@@ -48,6 +49,10 @@ type Engine struct {
 	// Extra holds free-form manifest entries.
 	Extra  map[string]string `json:"extra,omitempty"`
 	Launch *Launch           `json:"launch,omitempty"` // nil: the engine is already running
+	// MetricsURL is the Prometheus endpoint scraped during its sweeps and
+	// runs: "" is the engine's own (url + /metrics, left out when the
+	// detected engine has none), MetricsNone scrapes nothing.
+	MetricsURL string `json:"metrics_url,omitempty"`
 	// TraceDir is where the engine's profiler writes its traces (resolved
 	// against the experiment's directory); "" = the profile step's own
 	// folder, sent as SGLang's output_dir.
@@ -71,6 +76,10 @@ func (e Engine) ManifestArgs() []string {
 	slices.Sort(out)
 	return out
 }
+
+// MetricsNone is the metrics_url (and, alike, any telemetry URL) that
+// says the engine has no endpoint to scrape.
+const MetricsNone = "none"
 
 // Launch is how servecmp starts an engine itself.
 type Launch struct {
@@ -100,11 +109,12 @@ func (l Launch) CommandLine() string {
 	return strings.Join(q, " ")
 }
 
-// Workload is a frozen file or the random generator's settings; exactly
-// one is set.
+// Workload is a frozen file, the random generator's settings or a request
+// trace to replay; exactly one is set.
 type Workload struct {
 	File   string  `json:"file,omitempty"` // resolved against the experiment's directory
 	Random *Random `json:"random,omitempty"`
+	Trace  *Trace  `json:"trace,omitempty"` // trace.go
 }
 
 // Random holds `servecmp workload random` settings, with its defaults.
@@ -125,7 +135,22 @@ type Random struct {
 	TopP         *float64 `json:"top_p,omitempty"`
 	TopK         *int     `json:"top_k,omitempty"`
 	RequestSeeds bool     `json:"request_seeds"`
+	// Tokenizer (a tokenizer.json or GGUF file, resolved against the
+	// experiment's directory) makes the prompts real text of the exact
+	// lengths under it; Prompt is their form: PromptIDs (token ids, the
+	// default without a tokenizer), PromptText or PromptChat (the default
+	// with one). Both are part of the materialised workload, and so of
+	// every measuring step's key.
+	Tokenizer string `json:"tokenizer,omitempty"`
+	Prompt    string `json:"prompt,omitempty"`
 }
+
+// Prompt forms of a random workload.
+const (
+	PromptIDs  = "ids"
+	PromptText = "text"
+	PromptChat = "chat"
+)
 
 // Spec turns the settings into the generator's input.
 func (r Random) Spec() (workload.RandomSpec, error) {
@@ -138,12 +163,23 @@ func (r Random) Spec() (workload.RandomSpec, error) {
 		return workload.RandomSpec{}, fmt.Errorf("output_len: %v", err)
 	}
 	temp := r.Temperature
-	return workload.RandomSpec{
+	spec := workload.RandomSpec{
 		Num: r.Num, InputLen: in, OutputLen: out, Seed: r.Seed, Vocab: r.Vocab, PrefixLen: r.PrefixLen,
 		FixedLength: r.FixedLength, RequestRate: r.RequestRate, Burstiness: r.Burstiness,
 		Sampling:     workload.Sampling{Temperature: &temp, TopP: r.TopP, TopK: r.TopK},
 		RequestSeeds: r.RequestSeeds,
-	}, nil
+	}
+	if r.Tokenizer != "" {
+		tok, err := tokenizer.Load(r.Tokenizer)
+		if err != nil {
+			return spec, fmt.Errorf("tokenizer: %v", err)
+		}
+		spec.Text = &workload.TextPrompts{Tokenizer: tok, Kind: workload.KindChat}
+		if r.Prompt == PromptText {
+			spec.Text.Kind = workload.KindText
+		}
+	}
+	return spec, nil
 }
 
 // Preflight is the experiment's pre-flight check section (check:).
@@ -176,11 +212,17 @@ type Sweep struct {
 // Runs are the repeated measured runs.
 type Runs struct {
 	Count            int     `json:"count"`
-	Kind             string  `json:"kind"`  // LoadConcurrency or LoadRate
+	Kind             string  `json:"kind"`  // LoadConcurrency, LoadRate or LoadTrace
 	Value            float64 `json:"value"` // concurrency, or requests/s
 	Order            string  `json:"order"` // OrderInterleaved or OrderBlocked
 	Warmup           int     `json:"warmup"`
 	ResetPrefixCache bool    `json:"reset_prefix_cache"`
+	// Shards > 1 sends each run's load from that many local processes
+	// (servecmp benchmark --shard i/N), started together and merged into
+	// the run's result; Value stays the total load, divided among them.
+	// 0 (or 1) is one process; omitted from keys when 0, so that older
+	// steps keep theirs.
+	Shards int `json:"shards,omitempty"`
 }
 
 // Run orders.
@@ -201,11 +243,18 @@ type Profile struct {
 }
 
 // Inputs lists the files a run of e reads, with more (a key file): the
-// experiment file and the workload file. No output may replace one.
+// experiment file, the workload file, a trace and the tokenizers. No
+// output may replace one.
 func (e *Experiment) Inputs(more ...string) []string {
 	out := []string{e.File}
 	if e.Workload.File != "" {
 		out = append(out, e.Workload.File)
+	}
+	if r := e.Workload.Random; r != nil && r.Tokenizer != "" {
+		out = append(out, r.Tokenizer)
+	}
+	if t := e.Workload.Trace; t != nil {
+		out = append(out, t.File, t.Tokenizer)
 	}
 	return append(out, more...)
 }

@@ -71,6 +71,7 @@ func Parse(name string, data []byte) (*Experiment, error) {
 			}
 		}
 		p.require(root, "experiment", seen, "workload", "runs")
+		p.traceRuns(e, seen["runs"]) // parse_trace.go
 	}
 	if err := p.err(); err != nil {
 		return nil, err
@@ -87,6 +88,11 @@ func (p *parser) engine(n *yaml.Node, side, dir string) Engine {
 		"model":  func(v *yaml.Node) { e.Model = p.nonEmpty(v, side+".model") },
 		"engine": func(v *yaml.Node) { e.Engine = p.name(v, side+".engine") },
 		"extra":  func(v *yaml.Node) { e.Extra = p.stringMap(v, side+".extra") },
+		"metrics_url": func(v *yaml.Node) {
+			if e.MetricsURL = p.nonEmpty(v, side+".metrics_url"); e.MetricsURL != MetricsNone {
+				e.MetricsURL = p.httpURL(v, side+".metrics_url")
+			}
+		},
 		"launch": func(v *yaml.Node) { launch = v },
 		"trace_dir": func(v *yaml.Node) {
 			if e.TraceDir = p.nonEmpty(v, side+".trace_dir"); e.TraceDir != "" && !filepath.IsAbs(e.TraceDir) {
@@ -207,29 +213,19 @@ func (p *parser) intentional(n *yaml.Node) []string {
 func (p *parser) workload(n *yaml.Node, dir string) Workload {
 	var w Workload
 	seen := p.fields(n, "workload", map[string]func(*yaml.Node){
-		"file": func(v *yaml.Node) {
-			f := p.nonEmpty(v, "workload.file")
-			if f == "" {
-				return
-			}
-			if !filepath.IsAbs(f) {
-				f = filepath.Join(dir, f)
-			}
-			if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
-				p.errorf(v, "workload.file: %s is not a readable file", f)
-			}
-			w.File = f
-		},
-		"random": func(v *yaml.Node) { w.Random = p.random(v) },
+		"file":   func(v *yaml.Node) { w.File = p.path(v, "workload.file", dir) },
+		"random": func(v *yaml.Node) { w.Random = p.random(v, dir) },
+		"trace":  func(v *yaml.Node) { w.Trace = p.trace(v, dir) }, // parse_trace.go
 	})
 	if deref(n).Kind == yaml.MappingNode {
-		p.oneOf(n, "workload", seen, "file", "random")
+		p.oneOf(n, "workload", seen, "file", "random", "trace")
 	}
 	return w
 }
 
-// random reads the generator's settings.
-func (p *parser) random(n *yaml.Node) *Random {
+// random reads the generator's settings; a tokenizer path is resolved
+// against dir.
+func (p *parser) random(n *yaml.Node, dir string) *Random {
 	r := &Random{Vocab: workload.DefaultVocab, Burstiness: 1, FixedLength: true, RequestSeeds: true}
 	const w = "workload.random"
 	length := func(v *yaml.Node, key string) string {
@@ -262,20 +258,51 @@ func (p *parser) random(n *yaml.Node) *Random {
 			r.TopK = &x
 		},
 		"request_seeds": func(v *yaml.Node) { r.RequestSeeds = p.boolean(v, w+".request_seeds") },
+		"tokenizer":     func(v *yaml.Node) { r.Tokenizer = p.path(v, w+".tokenizer", dir) },
+		"prompt":        func(v *yaml.Node) { r.Prompt = p.choice(v, w+".prompt", PromptIDs, PromptText, PromptChat) },
 	})
 	if deref(n).Kind == yaml.MappingNode {
 		p.require(n, w, seen, "num", "input_len", "output_len")
+		p.promptForm(n, r)
 	}
 	if len(p.errs) == 0 {
 		// The generator's own bounds (count, lengths, prefix, vocabulary,
 		// rate), checked now rather than when the workload is made.
-		if spec, err := r.Spec(); err == nil {
+		plain := *r
+		plain.Tokenizer = "" // the tokenizer is loaded when the workload is made
+		if spec, err := plain.Spec(); err == nil {
 			if err := spec.Validate(); err != nil {
 				p.errorf(n, "%s: %v", w, strings.TrimPrefix(err.Error(), "random workload: "))
 			}
 		}
 	}
 	return r
+}
+
+// promptForm checks the random workload's prompt form against its
+// tokenizer ("" is the default: chat with a tokenizer, ids without).
+func (p *parser) promptForm(n *yaml.Node, r *Random) {
+	switch {
+	case r.Tokenizer == "" && (r.Prompt == PromptText || r.Prompt == PromptChat):
+		p.errorf(n, "workload.random.prompt: %s prompts need workload.random.tokenizer (a tokenizer.json or GGUF file)", r.Prompt)
+	case r.Tokenizer != "" && r.Prompt == PromptIDs:
+		p.errorf(n, "workload.random.prompt: ids makes token-id prompts; workload.random.tokenizer applies to text or chat")
+	}
+}
+
+// path reads a path that must name a readable file, resolved against dir.
+func (p *parser) path(n *yaml.Node, where, dir string) string {
+	f := p.nonEmpty(n, where)
+	if f == "" {
+		return ""
+	}
+	if !filepath.IsAbs(f) {
+		f = filepath.Join(dir, f)
+	}
+	if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
+		p.errorf(n, "%s: %s is not a readable file", where, f)
+	}
+	return f
 }
 
 // check reads the pre-flight check over its defaults.

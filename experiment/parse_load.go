@@ -84,12 +84,37 @@ func (p *parser) runs(n *yaml.Node) Runs {
 		"order":              func(v *yaml.Node) { r.Order = p.choice(v, "runs.order", OrderInterleaved, OrderBlocked) },
 		"warmup":             func(v *yaml.Node) { r.Warmup = p.bounded(v, "runs.warmup", 0, MaxWarmup) },
 		"reset_prefix_cache": func(v *yaml.Node) { r.ResetPrefixCache = p.boolean(v, "runs.reset_prefix_cache") },
+		"shards":             func(v *yaml.Node) { r.Shards = p.integer(v, "runs.shards", 1) },
 	})
 	if deref(n).Kind == yaml.MappingNode {
-		r.Kind = p.oneOf(n, "runs", seen, LoadConcurrency, LoadRate)
+		if seen[LoadConcurrency] == nil && seen[LoadRate] == nil {
+			p.noLoad = n // a trace workload's own schedule, or an error (traceRuns)
+		} else {
+			r.Kind = p.oneOf(n, "runs", seen, LoadConcurrency, LoadRate)
+		}
+	}
+	if r.Shards == 1 {
+		r.Shards = 0 // one process, as without the key
+	}
+	if v := seen["shards"]; v != nil && r.Shards > 1 {
+		p.shardLoad(v, &r)
 	}
 	return r
 }
+
+// shardLoad checks that the runs' total load divides among their shards:
+// a concurrency must be a multiple of the shard count.
+func (p *parser) shardLoad(n *yaml.Node, r *Runs) {
+	switch {
+	case r.Shards > MaxRunShards:
+		p.errorf(n, "runs.shards: at most %d local processes", MaxRunShards)
+	case r.Kind == LoadConcurrency && int(r.Value)%r.Shards != 0:
+		p.errorf(n, "runs.shards: concurrency %g is not a multiple of %d shards (each shard keeps concurrency/shards in flight)", r.Value, r.Shards)
+	}
+}
+
+// MaxRunShards bounds runs.shards: local processes on one host.
+const MaxRunShards = 256
 
 // profile reads the profile request: after, then for or steps, and the
 // activities.

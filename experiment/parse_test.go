@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -209,6 +210,12 @@ func TestParseErrors(t *testing.T) {
 			[]string{`x.yaml:1: a: want a mapping (key: value), got "vllm"`}},
 		{"intentional", base + "intentional: [engine, engine, 'a b']\n",
 			[]string{`x.yaml:5: intentional: "engine" given twice`, `x.yaml:5: intentional[2]: "a b" is not a plain name`}},
+		{"metrics_url", strings.Replace(base, "model: m}", `model: m, metrics_url: off}`, 1),
+			[]string{`x.yaml:1: a.metrics_url: want an http:// or https:// URL, got "off"`}},
+		{"prompt without tokenizer", strings.Replace(base, "num: 4, ", "num: 4, prompt: text, ", 1),
+			[]string{`x.yaml:3: workload.random.prompt: text prompts need workload.random.tokenizer`}},
+		{"prompt form", strings.Replace(base, "num: 4, ", "num: 4, prompt: words, tokenizer: none.gguf, ", 1),
+			[]string{`x.yaml:3: workload.random.prompt: unknown value "words" (want ids or text or chat)`, `x.yaml:3: workload.random.tokenizer: none.gguf is not a readable file`}},
 		{"YAML syntax", "a: {url: x\nb: [\n", []string{`x.yaml:1: YAML: did not find expected ',' or '}'`}},
 		{"empty", "", []string{`x.yaml: empty experiment file`}},
 		{"not a mapping", "- a\n- b\n", []string{`x.yaml:1: experiment: want a mapping (key: value), got a list`}},
@@ -232,6 +239,32 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("not a *SyntaxError naming the file: %T", err)
 			}
 		})
+	}
+}
+
+// TestMetricsURLAndPromptForm: metrics_url takes a URL or none, and a
+// random workload's prompt form goes with its tokenizer, whose path is
+// resolved against the file's directory.
+func TestMetricsURLAndPromptForm(t *testing.T) {
+	dir := t.TempDir()
+	tok := filepath.Join(dir, "tok.gguf")
+	if err := os.WriteFile(tok, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(base, "model: m}", `model: m, metrics_url: none}`, 1)
+	src = strings.Replace(src, `{url: "http://127.0.0.1:8002", model: m}`, `{url: "http://127.0.0.1:8002", model: m, metrics_url: "http://127.0.0.1:9400/metrics"}`, 1)
+	src = strings.Replace(src, "num: 4, ", "num: 4, tokenizer: tok.gguf, prompt: text, ", 1)
+	e, err := Parse(filepath.Join(dir, "x.yaml"), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.A.MetricsURL != MetricsNone || e.B.MetricsURL != "http://127.0.0.1:9400/metrics" || e.Workload.Random.Tokenizer != tok || e.Workload.Random.Prompt != PromptText {
+		t.Errorf("%+v %+v %+v", e.A, e.B, e.Workload.Random)
+	}
+	ka, kb := Plan(e, "w")[0].Key, Plan(e, "w")[0].Key
+	e.A.MetricsURL = ""
+	if k := Plan(e, "w")[0].Key; k == ka || ka != kb {
+		t.Error("metrics_url does not enter the check's key")
 	}
 }
 

@@ -118,11 +118,14 @@ type engineKey struct {
 	Manifest, Extra    map[string]string
 	Command            []string
 	ReadyURL           string
+	// MetricsURL is left out when unset, so that the keys of files
+	// without metrics_url stay those of earlier versions.
+	MetricsURL string `json:",omitempty"`
 }
 
 func (b *planner) engine(side string) engineKey {
 	e := b.e.Side(side)
-	k := engineKey{URL: e.URL, Model: e.Model, Engine: e.Engine, Manifest: e.Manifest, Extra: e.Extra}
+	k := engineKey{URL: e.URL, Model: e.Model, Engine: e.Engine, Manifest: e.Manifest, Extra: e.Extra, MetricsURL: e.MetricsURL}
 	if e.Launch != nil {
 		k.Command, k.ReadyURL = e.Launch.Command, e.Launch.ReadyURL
 	}

@@ -180,6 +180,12 @@ func (r *runner) loadWorkload(ctx context.Context) error {
 			return fmt.Errorf("%s: workload.random: %v", r.e.File, err)
 		}
 	}
+	if tr := r.e.Workload.Trace; tr != nil {
+		path = filepath.Join(r.dir, WorkloadFile)
+		if err := materialiseTrace(ctx, *tr, r.st.Out()); err != nil { // trace.go
+			return fmt.Errorf("%s: workload.trace: %v", r.e.File, err)
+		}
+	}
 	sha, err := HashFile(path)
 	if err != nil {
 		return fmt.Errorf("%s: workload: %v", r.e.File, err)

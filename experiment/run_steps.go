@@ -24,6 +24,10 @@ import (
 	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
+// textWorkloadHow is how an experiment makes a text workload, named when
+// an engine takes no token-id prompts.
+const textWorkloadHow = "give the experiment's workload a tokenizer: workload: {random: {..., tokenizer: FILE, prompt: text}} or {trace: {..., tokenizer: FILE}}"
+
 // Settings of the measuring steps that the experiment file leaves to
 // servecmp's defaults (those of benchmark and check).
 const (
@@ -79,7 +83,7 @@ func (r *runner) check(ctx context.Context, s Step) error {
 	wl := *r.wl
 	wl.Requests = wl.Requests[:min(r.e.Check.Requests, len(wl.Requests))]
 	target := func(e Engine) check.Target { return check.Target{URL: e.URL, Model: e.Model, Engine: e.Engine} }
-	rep, err := check.Run(ctx, target(r.e.A), target(r.e.B), &wl, check.Options{Seed: checkSeed, APIKey: r.o.APIKey})
+	rep, err := check.Run(ctx, target(r.e.A), target(r.e.B), &wl, check.Options{Seed: checkSeed, APIKey: r.o.APIKey, TextWorkloadHow: textWorkloadHow})
 	if rep == nil || ctx.Err() != nil {
 		return cmp.Or(err, ctx.Err(), errors.New("check: no report"))
 	}
@@ -113,6 +117,9 @@ func (r *runner) checkVerdict(rep *checkreport.Report) error {
 // result and records (appended as each request ends: a killed run keeps
 // them).
 func (r *runner) bench(ctx context.Context, s Step) error {
+	if s.Kind == KindRun && r.e.Runs.Shards > 1 {
+		return r.benchShards(ctx, s) // run_shards.go
+	}
 	cfg, err := r.benchConfig(s)
 	if err != nil {
 		return err
@@ -123,7 +130,7 @@ func (r *runner) bench(ctx context.Context, s Step) error {
 	var lost *benchmark.RecordsError
 	if res == nil || (runErr != nil && !errors.As(runErr, &lost)) {
 		recs.Abort()
-		return fmt.Errorf("engine %s: %v", s.Side, runErr)
+		return fmt.Errorf("engine %s: %w", s.Side, runErr)
 	}
 	recErr := recs.Close()
 	if lost != nil {
@@ -132,9 +139,17 @@ func (r *runner) bench(ctx context.Context, s Step) error {
 	if err := r.writeJSON(s, ResultFile, res); err != nil {
 		return err
 	}
-	switch {
-	case recErr != nil:
+	if recErr != nil {
 		return fmt.Errorf("writing %v", recErr)
+	}
+	return r.benchOutcome(s, res)
+}
+
+// benchOutcome is what a measured step's result means for the run: an
+// interrupted one is incomplete, one without a success failed; the
+// warnings go to stderr.
+func (r *runner) benchOutcome(s Step, res *result.Result) error {
+	switch {
 	case res.Incomplete:
 		return ErrInterrupted
 	case res.Summary.RequestsOK == 0:
@@ -151,9 +166,16 @@ func (r *runner) benchConfig(s Step) (benchmark.Config, error) {
 	eng := r.e.Side(s.Side)
 	cfg := benchmark.Config{
 		URL: eng.URL, Engine: cmp.Or(eng.Engine, "auto"), Model: eng.Model, Workload: r.wl, APIKey: r.o.APIKey,
-		SaturationThreshold: saturationThreshold, SLO: r.e.SLO,
-		Metrics:  benchmark.MetricsConfig{URL: strings.TrimRight(eng.URL, "/") + "/metrics"},
+		SaturationThreshold: saturationThreshold, SLO: r.e.SLO, TextWorkloadHow: textWorkloadHow,
+		Metrics:  benchmark.MetricsConfig{URL: strings.TrimRight(eng.URL, "/") + "/metrics", Default: true},
 		Manifest: benchmark.ManifestConfig{ServecmpVersion: r.o.Version, ServecmpCommit: r.o.Commit},
+	}
+	switch eng.MetricsURL {
+	case MetricsNone:
+		cfg.Metrics = benchmark.MetricsConfig{}
+	case "":
+	default:
+		cfg.Metrics = benchmark.MetricsConfig{URL: eng.MetricsURL}
 	}
 	cfg.Manifest.ClientHost, _ = os.Hostname()
 	for _, a := range eng.ManifestArgs() {
@@ -170,11 +192,12 @@ func (r *runner) benchConfig(s Step) (benchmark.Config, error) {
 		cfg.SweepKind, cfg.SweepValues = result.Mode(sw.Kind), sw.Values
 	}
 	cfg.Load = result.LoadPolicy{Mode: result.Mode(kind), Warmup: warmup, ResetPrefixCache: reset, RequestTimeoutS: requestTimeoutS}
-	if kind == LoadConcurrency {
+	switch kind {
+	case LoadConcurrency:
 		cfg.Load.Concurrency = int(value)
-	} else {
+	case LoadRate:
 		cfg.Load.Rate = value
-	}
+	} // LoadTrace: the workload's own arrival offsets
 	return cfg, nil
 }
 
@@ -190,7 +213,7 @@ func materialise(ctx context.Context, rnd Random, d *atomicfile.Dir) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := workload.Write(&buf, reqs); err != nil {
+	if err := workload.WriteWithHeader(&buf, spec.Header(), reqs); err != nil {
 		return err
 	}
 	sum := sha256.Sum256(buf.Bytes())

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
@@ -24,6 +25,27 @@ func TestDemoExperiment(t *testing.T) {
 	}
 	if e.A.Launch == nil || e.B.Launch == nil || e.A.Launch.Command[0] != "servecmp" || e.Runs.Order != OrderInterleaved || len(e.SLO) == 0 || e.Sweep == nil {
 		t.Fatalf("demo experiment %+v", e)
+	}
+}
+
+// TestDemoOllamaExperiments keeps make demo-ollama's files valid (they
+// name the shared engines' model file as the tokenizer, so they parse
+// only where it is): the same model name on both sides, text prompts, a
+// launch per engine with a readiness URL of its own.
+func TestDemoOllamaExperiments(t *testing.T) {
+	for _, name := range []string{"ollama.yaml", "ollama-templated.yaml"} {
+		e, err := Load(filepath.Join("..", "testdata", "demo", name))
+		if err != nil && strings.Contains(err.Error(), "tokenizer") && strings.Contains(err.Error(), "not a readable file") {
+			t.Skipf("shared engines absent: %v", err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := e.Workload.Random
+		if e.A.Model != e.B.Model || r == nil || r.Prompt != PromptText || e.A.Launch == nil || e.B.Launch == nil ||
+			!strings.HasSuffix(e.A.Launch.ReadyURL, "/health") || !strings.HasSuffix(e.B.Launch.ReadyURL, "/v1/models/tiny-exact") {
+			t.Errorf("%s: %+v", name, e)
+		}
 	}
 }
 
@@ -114,5 +136,45 @@ func TestMaterialiseOnce(t *testing.T) {
 	}
 	if h2, _ := HashFile(path); h2 == h1 {
 		t.Error("a changed workload was not rewritten")
+	}
+}
+
+// TestMaterialiseText: with a tokenizer the random workload is text of
+// the exact lengths under it, with the tokenizer's header; the prompt
+// form changes the file (and so every measuring step's key).
+func TestMaterialiseText(t *testing.T) {
+	tok := filepath.Join("..", "..", "shared", "testdata", "tokenizers", "gguf", "ggml-vocab-llama-spm.gguf")
+	if _, err := os.Stat(tok); err != nil {
+		t.Skipf("shared tokenizer absent: %v", err)
+	}
+	rnd := Random{Num: 3, InputLen: "12", OutputLen: "4", Seed: 1, Vocab: 100, RequestSeeds: true, Tokenizer: tok, Prompt: PromptText}
+	hashes := map[string]string{}
+	for _, form := range []string{PromptText, PromptChat} {
+		rnd.Prompt = form
+		dir := t.TempDir()
+		d, err := atomicfile.OpenDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		path := filepath.Join(dir, WorkloadFile)
+		if err := materialise(context.Background(), rnd, d); err != nil {
+			t.Fatal(err)
+		}
+		wl, err := workload.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := workload.KindText
+		if form == PromptChat {
+			want = workload.KindChat
+		}
+		if wl.Header == nil || wl.Header.TokenizerHash == "" || wl.Requests[0].Kind() != want || wl.Requests[0].InputLen != 12 {
+			t.Errorf("%s: header %+v, first request %+v", form, wl.Header, wl.Requests[0])
+		}
+		hashes[form], _ = HashFile(path)
+	}
+	if hashes[PromptText] == hashes[PromptChat] {
+		t.Error("the prompt form does not change the workload")
 	}
 }

@@ -32,6 +32,9 @@ func (e *SyntaxError) Error() string {
 type parser struct {
 	file string
 	errs []error
+	// noLoad is the runs mapping when it gives neither concurrency nor
+	// rate (parse_trace.go settles it).
+	noLoad *yaml.Node
 }
 
 // errorf records an error at n's line.

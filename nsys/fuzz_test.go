@@ -135,6 +135,9 @@ func checkFuzzRead(t *testing.T, path string) {
 	if len(fast.Ranks) != len(slow.Ranks) || strings.Join(fast.Warnings, "|") != strings.Join(slow.Warnings, "|") {
 		t.Fatalf("paths differ: %d/%d ranks, warnings\n%q\n%q", len(fast.Ranks), len(slow.Ranks), fast.Warnings, slow.Warnings)
 	}
+	if a, b := dump(fast), dump(slow); a != b {
+		t.Fatalf("paths differ:\n%s", firstDiff(a, b))
+	}
 	for i, r := range fast.Ranks {
 		if r.Device < 0 || len(r.Work) != len(slow.Ranks[i].Work) {
 			t.Fatalf("rank %d: device %d, %d vs %d work", i, r.Device, len(r.Work), len(slow.Ranks[i].Work))

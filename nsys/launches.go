@@ -75,6 +75,7 @@ type launchReader struct {
 	all    []event.Launch // kept launches, compacted
 	keys   []uint16       // index into pids of each launch
 	pids   []int64
+	byPID  map[int64][]event.Launch // all's launches by process, in correlation order; Name holds the raw id
 	cancel context.CancelFunc
 }
 
@@ -124,39 +125,25 @@ func (lr *launchReader) result(r *reader, pids map[int64]bool) (map[int64][]even
 	for _, a := range lr.apis {
 		names[a.id] = r.c.Names.ID(a.name)
 	}
-	if len(lr.all) == 0 {
-		return nil, nil
-	}
-	// drop the processes not asked for, and set the names
-	keep := make([]bool, len(lr.pids))
-	var pidList []int64
-	remap := make([]uint16, len(lr.pids))
-	for i, p := range lr.pids {
-		if keep[i] = pids[p]; keep[i] {
-			remap[i] = uint16(len(pidList))
-			pidList = append(pidList, p)
-		}
-	}
-	all, keys := lr.all, lr.keys
-	n := 0
-	lastRaw, lastName := int64(-1), uint32(0)
-	for i := range all {
-		k := keys[i]
-		if !keep[k] {
+	// keep the processes asked for, and set the names
+	out := map[int64][]event.Launch{}
+	for pid, ls := range lr.byPID {
+		if !pids[pid] {
 			continue
 		}
-		if raw := int64(all[i].Name); raw != lastRaw {
-			lastRaw, lastName = raw, names[raw]
+		lastRaw, lastName := int64(-1), uint32(0)
+		for i := range ls {
+			if raw := int64(ls[i].Name); raw != lastRaw {
+				lastRaw, lastName = raw, names[raw]
+			}
+			ls[i].Name = lastName
 		}
-		all[n] = all[i]
-		all[n].Name = lastName
-		keys[n] = remap[k]
-		n++
+		out[pid] = ls
 	}
-	if len(pidList) == 0 {
+	if len(out) == 0 {
 		return nil, nil
 	}
-	return byProcess(all[:n], keys[:n], pidList), nil
+	return out, nil
 }
 
 // launchChunk is one rowid range of the CUDA API table and what its scan
@@ -188,24 +175,30 @@ func (r *reader) scanAllLaunches(ctx context.Context, lr *launchReader) error {
 	for _, a := range apis {
 		isAPI[a.id] = true
 	}
-	q := "SELECT start, end, globalTid, " + r.s.colOr(tRuntime, "correlationId", "0") + ", nameId FROM " + tRuntime +
-		" WHERE rowid BETWEEN ? AND ?"
-	parts := r.db.chunks(lo, hi, workers())
+	q := &rowQuery{table: tRuntime, sels: []sel{{cols: []string{"start"}}, {cols: []string{"end"}}, {cols: []string{"globalTid"}},
+		r.s.sel(tRuntime, "correlationId", "0"), {cols: []string{"nameId"}}}}
+	parts := r.db.chunks(lo, hi, r.db.parts())
 	all := make([]event.Launch, span)
 	adviseHuge(all)
 	keys := make([]uint16, span)
 	chunks := make([]*launchChunk, len(parts))
 	fns := make([]func() error, len(parts))
 	for i, p := range parts {
-		c := &launchChunk{lo: p[0], hi: p[1], pidIdx: map[int64]int{}}
+		c := &launchChunk{lo: p[0], hi: p[1]}
 		chunks[i] = c
 		off := int(p[0] - lo)
 		fns[i] = func() error { return r.scanLaunches(ctx, c, q, isAPI, all[off:off+int(p[1]-p[0]+1)], keys[off:]) }
 	}
-	if err := runAll(fns); err != nil {
+	if err := r.db.run(ctx, fns); err != nil {
 		return err
 	}
-	return lr.merge(chunks, lo, all, keys)
+	if err := lr.merge(chunks, lo, all, keys); err != nil {
+		return err
+	}
+	// Sorting is done here, while device work may still be read.
+	lr.byPID = byProcess(lr.all, lr.keys, lr.pids)
+	lr.all, lr.keys = nil, nil
+	return nil
 }
 
 // merge compacts the chunks' launches, in order, to the front of all and
@@ -241,44 +234,56 @@ func (lr *launchReader) merge(chunks []*launchChunk, lo int64, all []event.Launc
 
 // scanLaunches reads the launches of chunk c into out and the chunk-local
 // process index of each into keys. Launch.Name holds the raw StringIds id.
-func (r *reader) scanLaunches(ctx context.Context, c *launchChunk, q string, isAPI map[int64]bool, out []event.Launch, keys []uint16) error {
-	lastPID, lastIdx := int64(-1), 0
-	lastNameID, lastOK := int64(-1), false
-	return r.db.intScan(ctx, q, []int64{c.lo, c.hi}, 5, func(vals []int64, nulls []uint32) error {
-		for row := range nulls {
-			v := vals[row*5 : row*5+5 : row*5+5]
-			if nulls[row]&(1<<4) != 0 {
-				continue
-			}
-			if v[4] != lastNameID {
-				lastNameID, lastOK = v[4], isAPI[v[4]]
-			}
-			if !lastOK || c.n >= len(out) {
-				continue
-			}
-			if nulls[row]&3 != 0 || !event.HostTimesOK(v[0], v[1]) {
-				c.bad++
-				continue
-			}
-			gtid := v[2]
-			if pid := (gtid >> 24) & 0xFFFFFF; pid != lastPID {
-				idx, ok := c.pidIdx[pid]
-				if !ok {
-					if len(c.pids) >= 1<<16-1 {
-						return fmt.Errorf("more than %d processes", 1<<16-1)
-					}
-					idx = len(c.pids)
-					c.pidIdx[pid] = idx
-					c.pids = append(c.pids, pid)
+func (r *reader) scanLaunches(ctx context.Context, c *launchChunk, q *rowQuery, isAPI map[int64]bool, out []event.Launch, keys []uint16) error {
+	return r.db.intScan(ctx, q, c.lo, c.hi, func() scanFn {
+		c.n, c.bad, c.pidIdx, c.pids = 0, 0, map[int64]int{}, nil
+		lastPID, lastIdx := int64(-1), 0
+		lastNameID, lastOK := int64(-1), false
+		return func(vals []int64, nulls []uint32) error {
+			for row := range nulls {
+				v := vals[row*5 : row*5+5 : row*5+5]
+				if nulls[row]&(1<<4) != 0 {
+					continue
 				}
-				lastPID, lastIdx = pid, idx
+				if v[4] != lastNameID {
+					lastNameID, lastOK = v[4], isAPI[v[4]]
+				}
+				if !lastOK || c.n >= len(out) {
+					continue
+				}
+				if nulls[row]&3 != 0 || !event.HostTimesOK(v[0], v[1]) {
+					c.bad++
+					continue
+				}
+				gtid := v[2]
+				if pid := (gtid >> 24) & 0xFFFFFF; pid != lastPID {
+					idx, err := c.pidIndex(pid)
+					if err != nil {
+						return err
+					}
+					lastPID, lastIdx = pid, idx
+				}
+				out[c.n] = event.Launch{Start: v[0], End: v[1], Correlation: uint64(v[3]), TID: gtid & 0xFFFFFF, Name: uint32(v[4])}
+				keys[c.n] = uint16(lastIdx)
+				c.n++
 			}
-			out[c.n] = event.Launch{Start: v[0], End: v[1], Correlation: uint64(v[3]), TID: gtid & 0xFFFFFF, Name: uint32(v[4])}
-			keys[c.n] = uint16(lastIdx)
-			c.n++
+			return nil
 		}
-		return nil
 	})
+}
+
+// pidIndex returns the chunk-local index of process pid.
+func (c *launchChunk) pidIndex(pid int64) (int, error) {
+	idx, ok := c.pidIdx[pid]
+	if !ok {
+		if len(c.pids) >= 1<<16-1 {
+			return 0, fmt.Errorf("more than %d processes", 1<<16-1)
+		}
+		idx = len(c.pids)
+		c.pidIdx[pid] = idx
+		c.pids = append(c.pids, pid)
+	}
+	return idx, nil
 }
 
 // byProcess splits launches by process (keys index pidList), each in

@@ -19,12 +19,17 @@
 //     0xFFFFFF;
 //   - strings are resolved through StringIds once per distinct id.
 //
-// Large tables (device work, CUDA API calls) are read over rowid ranges by
-// several connections at once, into one pre-sized slice that is then
-// partitioned in place per rank. With ReadWith and Config.File, builds
-// with cgo on Linux or macOS read them through SQLite handles of their own
-// (package nsys/internal/fastscan); other builds, and Read, read them
-// through the caller's database/sql pool, with any driver.
+// Large tables (device work, CUDA API calls, NVTX ranges) are read over
+// rowid ranges by several workers at once (Config.Workers, one per core
+// up to maxWorkers), into one pre-sized slice that is then partitioned in
+// place per rank; the result does not depend on the number of workers.
+// With ReadWith and Config.File they are read straight from the file's
+// pages (package nsys/internal/pagescan, pure Go), each worker through a
+// read-only handle of its own; a table that scanner cannot read exactly
+// as SQLite would is read through SQLite handles of the reader's own in
+// builds with cgo on Linux or macOS (package nsys/internal/fastscan), and
+// otherwise, as by Read, through the caller's database/sql pool, with any
+// driver.
 package nsys
 
 import (
@@ -101,6 +106,10 @@ func ReadWith(ctx context.Context, pool *sql.DB, path string, opts event.Options
 	if err := s.need(tKernel, "start", "end", "deviceId", "streamId", "globalPid"); err != nil {
 		return nil, err
 	}
+	if db.file != "" {
+		probePages(ctx, pool, s)
+	}
+	db.s = s
 	r := &reader{ctx: ctx, db: db, s: s, path: path, opts: opts,
 		c: &event.Capture{Path: path, Format: event.NSys, Names: event.NewNames(), Shapes: event.NewShapes()}}
 	if err := guard(r.read); err != nil { // a panic is a bug: fail this file, not the process

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"sync"
 )
@@ -106,9 +105,6 @@ func rowidRange(ctx context.Context, db *sql.DB, t string) (lo, hi int64, ok boo
 // buffers by rowid span (exports number rows 1..n), and a file claiming
 // more rows than this is refused rather than trusted.
 const maxRowSpan = 1 << 28
-
-// workers is how many connections scan one table at once.
-func workers() int { return min(runtime.GOMAXPROCS(0), 4) }
 
 // runAll runs fns concurrently and returns their errors joined; a panic
 // in one becomes its error.

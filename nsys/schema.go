@@ -29,6 +29,7 @@ const (
 type schema struct {
 	tables map[string]bool
 	cols   map[string]map[string]bool
+	pages  map[string]*pageTable // tables the page scanner can read (probePages)
 }
 
 func probe(ctx context.Context, db *sql.DB) (*schema, error) {

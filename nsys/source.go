@@ -7,66 +7,136 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/servecmp/servecmp/nsys/internal/fastscan"
+	"github.com/servecmp/servecmp/nsys/internal/pagescan"
 )
 
 // Config says how ReadWith reads an export; the zero value reads through
-// the caller's pool alone, with the default chunk size.
+// the caller's pool alone, with the default chunk size and workers.
 type Config struct {
-	// File is the export's file on disk. When set, and this build has the
-	// fast scanner (cgo on Linux or macOS), the large all-integer tables
-	// (device work, CUDA API calls) are read through read-only, immutable
-	// SQLite handles of the reader's own on File, several at once, at
-	// close to SQLite's own scan speed. Everything else, and every table
-	// in other builds, is read through the pool.
+	// File is the export's file on disk. When set, the large tables
+	// (device work, CUDA API calls, NVTX ranges) are read straight from
+	// the file's pages (package nsys/internal/pagescan) through read-only
+	// handles of the reader's own, several at once, faster than SQLite
+	// reads them; a table whose pages or columns that scanner cannot read
+	// exactly as SQLite would is read through SQLite instead: through
+	// handles of the reader's own in builds with the C scanner (cgo on
+	// Linux or macOS, package nsys/internal/fastscan), through the pool
+	// otherwise. Everything else is read through the pool.
 	File string
-	// MinChunk is the smallest rowid range worth its own connection;
-	// 0 means 1<<17 rows.
+	// MinChunk is the smallest rowid range worth its own worker; 0 means
+	// 1<<17 rows.
 	MinChunk int64
+	// Workers is how many rowid ranges of one table are read at once;
+	// 0 means GOMAXPROCS, at most maxWorkers. Results do not depend on it.
+	Workers int
 }
 
 // defaultMinChunk is the default Config.MinChunk.
 const defaultMinChunk = 1 << 17
 
-// source is where a reader reads: the caller's pool and, when the fast
-// scanner is built in and the caller named the file, that file.
+// maxWorkers caps the default Config.Workers: past it the reading is
+// bound by memory bandwidth and the merge, not by cores.
+const maxWorkers = 8
+
+// source is where a reader reads: the caller's pool and, when the caller
+// named the file, that file.
 type source struct {
 	pool     *sql.DB
 	file     string // "" = the pool alone
 	minChunk int64
+	workers  int
+	sem      chan struct{} // one slot per worker: scans running at once
+	s        *schema       // set once probed
 }
 
 func newSource(pool *sql.DB, cfg Config) *source {
-	s := &source{pool: pool, minChunk: cfg.MinChunk}
-	if fastscan.Available {
-		s.file = cfg.File
-	}
+	s := &source{pool: pool, file: cfg.File, minChunk: cfg.MinChunk, workers: cfg.Workers}
 	if s.minChunk <= 0 {
 		s.minChunk = defaultMinChunk
 	}
+	if s.workers <= 0 {
+		s.workers = min(runtime.GOMAXPROCS(0), maxWorkers)
+	}
+	s.sem = make(chan struct{}, s.workers)
 	return s
 }
 
-// intScan runs query, whose ncol columns (at most 32) are all integers,
-// and calls fn with batches of rows: vals holds len(nulls) rows of ncol
+// parts is how many rowid ranges a large table is cut into: one per
+// worker with one worker, else two per worker, so that workers that
+// finish early take the ranges left (the tables are read concurrently).
+func (s *source) parts() int {
+	if s.workers == 1 {
+		return 1
+	}
+	return 2 * s.workers
+}
+
+// run runs the scans fns concurrently, at most s.workers at once (across
+// all the tables being read), and returns their errors joined.
+func (s *source) run(ctx context.Context, fns []func() error) error {
+	slotted := make([]func() error, len(fns))
+	for i, f := range fns {
+		slotted[i] = func() error {
+			select {
+			case s.sem <- struct{}{}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			defer func() { <-s.sem }()
+			return f()
+		}
+	}
+	return runAll(slotted)
+}
+
+// scanFn receives batches of rows: vals holds len(nulls) rows of ncol
 // values each, row-major; bit i of nulls[r] is set when column i of row r
-// is NULL or not an integer (its value then reads 0). args bind to ?1, ?2... Both paths give
-// the same rows in the same batches of at most fastscan.BatchRows.
-func (s *source) intScan(ctx context.Context, query string, args []int64, ncol int, fn func(vals []int64, nulls []uint32) error) error {
+// is NULL or not an integer (its value then reads 0).
+type scanFn func(vals []int64, nulls []uint32) error
+
+// intScan reads q, whose columns (at most 32) are all integers, over the
+// rowids [lo, hi] in rowid order, and passes the rows in batches of at
+// most fastscan.BatchRows to a function made by mk. Every path gives the
+// same rows. The pages are read first where the file is known and the
+// query allows; when they cannot be read (a page or record a well-formed
+// file does not hold, an unreadable file), the rows given so far are
+// dropped (mk makes a fresh function) and SQLite reads the range.
+func (s *source) intScan(ctx context.Context, q *rowQuery, lo, hi int64, mk func() scanFn) error {
+	ncol := len(q.sels)
 	if ncol > 32 || ncol < 1 {
 		return fmt.Errorf("intScan: %d columns", ncol)
 	}
 	if s.file != "" {
-		return fastscan.Scan(ctx, s.file, query, args, ncol, fn)
+		if t, cols, ok := s.s.pagePlan(q); ok {
+			fn := mk()
+			var fnErr error
+			t.Path = s.file
+			err := pagescan.Scan(ctx, t, cols, lo, hi, func(vals []int64, nulls []uint32) error {
+				fnErr = fn(vals, nulls)
+				return fnErr
+			})
+			if err == nil || fnErr != nil || ctx.Err() != nil {
+				pageReads.Add(1)
+				return err
+			}
+			pageFallbacks.Add(1)
+		}
+	}
+	args := []int64{lo, hi}
+	if s.file != "" && fastscan.Available {
+		return fastscan.Scan(ctx, s.file, q.sql(), args, ncol, mk())
 	}
 	conn, err := s.pool.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
+	fn := mk()
 	return conn.Raw(func(dc any) error {
-		return driverScan(ctx, dc, query, args, ncol, fn)
+		return driverScan(ctx, dc, q.sql(), args, ncol, fn)
 	})
 }
 

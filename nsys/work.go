@@ -2,7 +2,6 @@ package nsys
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/servecmp/servecmp/event"
 )
@@ -12,8 +11,7 @@ import (
 type workTask struct {
 	table   string
 	kind    event.Kind
-	query   string
-	ncol    int
+	query   *rowQuery
 	lo, hi  int64
 	off     int // first slot in the shared buffer
 	n       int // rows kept
@@ -26,15 +24,17 @@ type workTask struct {
 	shapes  map[event.Shape]uint32
 	shList  []event.Shape
 	// a small direct-mapped cache in front of shapes
-	shapeCache [64]struct {
-		sh event.Shape
-		id uint32
-	}
+	shapeCache [256]shapeSlot
 }
 
-func (r *reader) workQuery(table string) (string, int) {
+// workQuery selects a device-work row of table (the columns of
+// bounds.go's col* constants).
+func (r *reader) workQuery(table string) *rowQuery {
 	s := r.s
-	cols := []string{"start", "end", "deviceId", "streamId", "globalPid"}
+	q := &rowQuery{table: table}
+	for _, c := range []string{"start", "end", "deviceId", "streamId", "globalPid"} {
+		q.sels = append(q.sels, sel{cols: []string{c}})
+	}
 	switch table {
 	case tKernel:
 		var names []string
@@ -43,26 +43,19 @@ func (r *reader) workQuery(table string) (string, int) {
 				names = append(names, c)
 			}
 		}
-		switch len(names) {
-		case 0:
-			cols = append(cols, "NULL")
-		case 1:
-			cols = append(cols, names[0])
-		default:
-			cols = append(cols, "COALESCE("+strings.Join(names, ", ")+")")
-		}
+		q.sels = append(q.sels, sel{cols: names, lit: "NULL"})
 	case tMemcpy:
-		cols = append(cols, s.colOr(table, "copyKind", "0"))
+		q.sels = append(q.sels, s.sel(table, "copyKind", "0"))
 	default:
-		cols = append(cols, "0")
+		q.sels = append(q.sels, sel{lit: "0"})
 	}
-	cols = append(cols, s.colOr(table, "correlationId", "0"), s.colOr(table, "graphNodeId", "NULL"))
+	q.sels = append(q.sels, s.sel(table, "correlationId", "0"), s.sel(table, "graphNodeId", "NULL"))
 	if table == tKernel {
 		for _, c := range []string{"gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ"} {
-			cols = append(cols, s.colOr(table, c, "0"))
+			q.sels = append(q.sels, s.sel(table, c, "0"))
 		}
 	}
-	return "SELECT " + strings.Join(cols, ", ") + " FROM " + table + " WHERE rowid BETWEEN ? AND ?", len(cols)
+	return q
 }
 
 // readWork reads the device-work tables (kernels, memcpy, memset) into one
@@ -79,7 +72,7 @@ func (r *reader) readWork() error {
 	for i, t := range tasks {
 		fns[i] = func() error { return r.scanWork(t, all[t.off:t.off+int(t.hi-t.lo+1)], keys[t.off:]) }
 	}
-	if err := runAll(fns); err != nil {
+	if err := r.db.run(r.ctx, fns); err != nil {
 		return err
 	}
 	all, keys, unnamed, err := r.mergeWork(tasks, all, keys)
@@ -120,9 +113,9 @@ func (r *reader) planWork() ([]*workTask, int, error) {
 		if _, err := rowSpan(spec.table, lo, hi); err != nil {
 			return nil, 0, err
 		}
-		q, ncol := r.workQuery(spec.table)
-		for _, c := range r.db.chunks(lo, hi, workers()) {
-			tasks = append(tasks, &workTask{table: spec.table, kind: spec.kind, query: q, ncol: ncol,
+		q := r.workQuery(spec.table)
+		for _, c := range r.db.chunks(lo, hi, r.db.parts()) {
+			tasks = append(tasks, &workTask{table: spec.table, kind: spec.kind, query: q,
 				lo: c[0], hi: c[1], off: total})
 			total += int(c[1] - c[0] + 1)
 		}
@@ -195,41 +188,62 @@ func spanAdd(rk *event.Rank, start, end int64) {
 // kept are packed from out[0]) and the local rank key of each row into
 // keys.
 func (r *reader) scanWork(t *workTask, out []event.Work, keys []uint16) error {
-	t.keyIdx = map[rankKey]uint16{}
-	t.shapes = map[event.Shape]uint32{}
-	t.lastIdx = -1
-	nc := t.ncol
-	err := r.db.intScan(r.ctx, t.query, []int64{t.lo, t.hi}, nc, func(vals []int64, nulls []uint32) error {
-		for row, null := range nulls {
-			v := vals[row*nc : row*nc+nc : row*nc+nc]
-			start, end := v[colStart], v[colEnd]
-			if why, ok := checkWork(v, null, t.kind == event.Kernel); !ok {
-				t.dropped[why]++
-				continue
+	nc := len(t.query.sels)
+	err := r.db.intScan(r.ctx, t.query, t.lo, t.hi, func() scanFn {
+		t.reset()
+		return func(vals []int64, nulls []uint32) error {
+			for row, null := range nulls {
+				if err := r.workRow(t, vals[row*nc:row*nc+nc:row*nc+nc], null, out, keys); err != nil {
+					return err
+				}
 			}
-			if t.n >= len(out) {
-				return fmt.Errorf("%s: more rows than row ids", t.table)
-			}
-			idx, err := t.keyOf(rankKey{pid: (v[4] >> 24) & 0xFFFFFF, dev: int32(v[2])})
-			if err != nil {
-				return err
-			}
-			w := &out[t.n]
-			*w = event.Work{Start: start, End: end, Correlation: uint64(v[6]), GraphNode: v[7], Name: t.rawName(v, null),
-				Stream: uint32(v[3]), Kind: t.kind}
-			if t.kind == event.Kernel {
-				w.Shape = t.shapeID(event.Shape{Grid: [3]int32{int32(v[8]), int32(v[9]), int32(v[10])},
-					Block: [3]int32{int32(v[11]), int32(v[12]), int32(v[13])}})
-			}
-			keys[t.n] = idx
-			t.n++
+			return nil
 		}
-		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", t.table, err)
 	}
 	return nil
+}
+
+// reset empties what a scan of t has kept, for a fresh scan.
+func (t *workTask) reset() {
+	t.n, t.dropped, t.unnamed = 0, [nDropReasons]int{}, 0
+	t.keyIdx, t.keys, t.lastIdx = map[rankKey]uint16{}, nil, -1
+	t.shapes, t.shList, t.shapeCache = map[event.Shape]uint32{}, nil, [256]shapeSlot{}
+}
+
+// workRow keeps the scanned device-work row v (with its NULL mask) of
+// task t in out[t.n] and its rank key in keys[t.n], or counts why not.
+func (r *reader) workRow(t *workTask, v []int64, null uint32, out []event.Work, keys []uint16) error {
+	start, end := v[colStart], v[colEnd]
+	if why, ok := checkWork(v, null, t.kind == event.Kernel); !ok {
+		t.dropped[why]++
+		return nil
+	}
+	if t.n >= len(out) {
+		return fmt.Errorf("%s: more rows than row ids", t.table)
+	}
+	idx, err := t.keyOf(rankKey{pid: (v[4] >> 24) & 0xFFFFFF, dev: int32(v[2])})
+	if err != nil {
+		return err
+	}
+	w := &out[t.n]
+	*w = event.Work{Start: start, End: end, Correlation: uint64(v[6]), GraphNode: v[7], Name: t.rawName(v, null),
+		Stream: uint32(v[3]), Kind: t.kind}
+	if t.kind == event.Kernel {
+		w.Shape = t.shapeID(event.Shape{Grid: [3]int32{int32(v[8]), int32(v[9]), int32(v[10])},
+			Block: [3]int32{int32(v[11]), int32(v[12]), int32(v[13])}})
+	}
+	keys[t.n] = idx
+	t.n++
+	return nil
+}
+
+// shapeSlot is one entry of workTask's shape cache.
+type shapeSlot struct {
+	sh event.Shape
+	id uint32
 }
 
 // keyOf returns the task-local index of rank key k (rows of one rank come
@@ -276,7 +290,8 @@ func (t *workTask) shapeID(sh event.Shape) uint32 {
 		return 0
 	}
 	g, b := sh.Grid, sh.Block
-	slot := &t.shapeCache[uint32(g[0]*7+g[1]*3+b[0]*5+b[1])%uint32(len(t.shapeCache))]
+	h := (uint64(uint32(g[0]))<<32 | uint64(uint32(g[1]))) ^ (uint64(uint32(g[2]))<<40 | uint64(uint32(b[0]))<<20 | uint64(uint32(b[1]))<<8 | uint64(uint32(b[2])))
+	slot := &t.shapeCache[(h*0x9E3779B97F4A7C15)>>(64-8)]
 	if slot.id != 0 && slot.sh == sh {
 		return slot.id
 	}

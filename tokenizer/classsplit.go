@@ -2,7 +2,6 @@ package tokenizer
 
 import (
 	"regexp/syntax"
-	"sort"
 	"unicode/utf8"
 )
 
@@ -30,9 +29,16 @@ func (c *runeClass) has(r rune) bool {
 	if r < 128 {
 		return r >= 0 && c.ascii[r]
 	}
-	n := len(c.ranges) / 2
-	i := sort.Search(n, func(i int) bool { return c.ranges[2*i+1] >= r })
-	return i < n && c.ranges[2*i] <= r
+	lo, hi := 0, len(c.ranges)/2 // the first range whose end is >= r
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c.ranges[2*m+1] < r {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo < len(c.ranges)/2 && c.ranges[2*lo] <= r
 }
 
 // classSplitter matches patterns of the shape P?M{min,max}$? with P and M
@@ -120,7 +126,7 @@ func classOfNode(re *syntax.Regexp) (runeClass, bool) {
 	return runeClass{}, false
 }
 
-func (x *classSplitter) split(s string, ends []int) []int {
+func (x *classSplitter) find(s string, dst []span) []span {
 	if x.anchored {
 		start := len(s)
 		for start > 0 {
@@ -131,31 +137,47 @@ func (x *classSplitter) split(s string, ends []int) []int {
 			start -= n
 		}
 		if start < len(s) && utf8.RuneCountInString(s[start:]) >= x.min {
-			if start > 0 {
-				ends = append(ends, start)
-			}
-			return append(ends, len(s))
+			dst = append(dst, span{start, len(s)})
 		}
-		return append(ends, len(s))
+		return dst
 	}
-	last := 0
 	for i := 0; i < len(s); {
+		if x.prefix == nil {
+			i = x.skip(s, i) // no match can start before a rune of main
+			if i == len(s) {
+				break
+			}
+		}
 		e, ok := x.matchAt(s, i)
-		_, n := at(s, i)
 		if !ok {
+			_, n := at(s, i)
 			i += n
 			continue
 		}
-		if i > last {
-			ends = append(ends, i)
+		dst = append(dst, span{i, e})
+		i = e
+	}
+	return dst
+}
+
+// skip returns the offset of the first rune of main at or after i, or
+// len(s).
+func (x *classSplitter) skip(s string, i int) int {
+	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if x.main.ascii[c] {
+				return i
+			}
+			i++
+			continue
 		}
-		ends = append(ends, e)
-		last, i = e, e
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if x.main.has(r) {
+			return i
+		}
+		i += n
 	}
-	if last < len(s) {
-		ends = append(ends, len(s))
-	}
-	return ends
+	return i
 }
 
 // matchAt tries a match starting at i: with the prefix, then without.
@@ -174,7 +196,15 @@ func (x *classSplitter) matchAt(s string, i int) (int, bool) {
 func (x *classSplitter) run(s string, i int) (int, bool) {
 	k := 0
 	for i < len(s) && (x.max < 0 || k < x.max) {
-		r, n := at(s, i)
+		if c := s[i]; c < utf8.RuneSelf {
+			if !x.main.ascii[c] {
+				break
+			}
+			i++
+			k++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
 		if !x.main.has(r) {
 			break
 		}

@@ -25,10 +25,10 @@ func TestClassSplitterMatchesRegexp(t *testing.T) {
 			continue
 		}
 		scanned++
-		ref := regexSplitter{re: regexp.MustCompile(tp)}
+		ref := goRegexMatcher{re: regexp.MustCompile(tp)}
 		for i := 0; i < 3000; i++ {
 			s := randomText(rng, 1+rng.IntN(20))
-			if a, b := cs.split(s, nil), ref.split(s, nil); !slices.Equal(a, b) {
+			if a, b := cs.find(s, nil), ref.find(s, nil); !slices.Equal(a, b) {
 				t.Fatalf("pattern %q on %q: scanner %v, regexp %v", p, s, a, b)
 			}
 		}

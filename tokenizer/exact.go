@@ -79,11 +79,22 @@ func ExactText(tok *Tokenizer, n int, src TextSource, rng *rand.Rand) (string, e
 	return ExactTextAfter(tok, "", n, src, rng)
 }
 
+// exactTextAfter is ExactTextAfter's search; ExactTextAfter adds the
+// check that no regex failed on the way (Err): counts would be wrong.
+
 // ExactTextAfter returns prefix followed by text from src such that the
 // whole has exactly n tokens; the prefix is kept verbatim, so a shared
 // prefix gives the same leading text in every prompt. Put any separator
 // (a space, a newline) at the end of prefix.
 func ExactTextAfter(tok *Tokenizer, prefix string, n int, src TextSource, rng *rand.Rand) (string, error) {
+	s, err := exactTextAfter(tok, prefix, n, src, rng)
+	if ferr := tok.Err(); ferr != nil {
+		return "", ferr
+	}
+	return s, err
+}
+
+func exactTextAfter(tok *Tokenizer, prefix string, n int, src TextSource, rng *rand.Rand) (string, error) {
 	base := tok.Count(prefix)
 	if n < base {
 		return "", fmt.Errorf("tokenizer: %d tokens requested but the prefix alone has %d", n, base)

@@ -122,7 +122,7 @@ func TestMetaspace(t *testing.T) {
 			t.Errorf("%s %q: %v, want %v", tc.scheme, tc.text, got, tc.want)
 		}
 	}
-	if _, err := parseHFJSON([]byte(`{"pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "split": true}, "model": {"type": "BPE", "vocab": {}, "merges": []}}`)); err == nil {
-		t.Error("Metaspace with split was accepted")
+	if _, err := parseHFJSON([]byte(`{"pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "sometimes"}, "model": {"type": "BPE", "vocab": {}, "merges": []}}`)); err == nil {
+		t.Error("Metaspace with an unknown scheme was accepted")
 	}
 }

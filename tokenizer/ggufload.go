@@ -30,6 +30,9 @@ func loadGGUF(r io.Reader, size int64) (*Tokenizer, error) {
 		return nil, fmt.Errorf("tokenizer.ggml.token_type has %d entries for %d tokens", len(m.types), len(m.tokens))
 	}
 	t := &Tokenizer{unk: -1, special: map[string]int{}, pieces: m.tokens}
+	for b := range t.byteIDs {
+		t.byteIDs[b] = -1
+	}
 	t.vocab = make(map[string]int, len(m.tokens))
 	for i, p := range m.tokens {
 		t.vocab[p] = i // a duplicate piece maps to its last id, as in llama.cpp
@@ -47,8 +50,7 @@ func loadGGUF(r io.Reader, size int64) (*Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.ggufSpecials(m)
-	t.finish()
+	t.finish(t.ggufSpecials(m))
 	return t, nil
 }
 
@@ -61,13 +63,14 @@ func (t *Tokenizer) ggufBPE(m *ggufMeta) error {
 		return fmt.Errorf("unsupported pre-tokenizer %q for tokenizer model gpt2", m.pre)
 	}
 	for _, p := range steps {
-		sp, err := newSplitter(p)
+		sp, err := newGGUFMatcher(p)
 		if err != nil {
 			return err
 		}
-		t.pre = append(t.pre, sp)
+		t.pre = append(t.pre, splitStep{m: sp})
 	}
 	t.kind = ByteLevelBPE
+	t.dec.byteLevel = true
 	if err := t.byteLevelIDs(); err != nil {
 		return err
 	}
@@ -77,7 +80,9 @@ func (t *Tokenizer) ggufBPE(m *ggufMeta) error {
 		if i < 0 {
 			return fmt.Errorf("merge %d: %q has no space", rank, s)
 		}
-		t.addMerge(rank, s[:i+1], s[i+2:])
+		// llama.cpp keeps a merge whose tokens are missing; it never
+		// applies, so it is dropped here.
+		_ = t.addMerge(rank, s[:i+1], s[i+2:])
 	}
 	t.ignoreMerges = m.pre == "llama3" || m.pre == "llama-bpe" || m.pre == "llama-v3"
 	return nil
@@ -88,10 +93,17 @@ func (t *Tokenizer) ggufSPM(m *ggufMeta) error {
 		return fmt.Errorf("tokenizer.ggml.scores has %d entries for %d tokens", len(m.scores), len(m.tokens))
 	}
 	t.kind, t.scores = SentencePieceBPE, m.scores
-	t.prefixSpace = true
+	prefixSpace := true
 	if v, ok := m.ints["tokenizer.ggml.add_space_prefix"]; ok {
-		t.prefixSpace = v != 0
+		prefixSpace = v != 0
 	}
+	fns := []normFunc{func(s string) string { return strings.ReplaceAll(s, " ", spaceMark) }}
+	if prefixSpace {
+		fns = append(fns, func(s string) string { return spaceMark + s })
+		t.dec.stripLeading = 1
+	}
+	t.norm = chain(fns)
+	t.dec.spaceMark, t.dec.byteFallback = spaceMark, true
 	for b := range t.byteIDs {
 		t.byteIDs[b] = -1
 	}
@@ -109,13 +121,15 @@ func (t *Tokenizer) ggufSPM(m *ggufMeta) error {
 
 func (t *Tokenizer) ggufWPM(m *ggufMeta) error {
 	t.kind = WordPiece
+	t.dec.ggufWordPiece, t.dec.stripLeading = true, 1
 	t.unk = 100 // BERT's [UNK] unless the file says otherwise
 	return nil
 }
 
-// ggufSpecials reads the special token ids and the user-defined tokens,
-// which llama.cpp matches in text even without special-token parsing.
-func (t *Tokenizer) ggufSpecials(m *ggufMeta) {
+// ggufSpecials reads the special token ids and returns the user-defined
+// tokens, which llama.cpp matches in text even without special-token
+// parsing.
+func (t *Tokenizer) ggufSpecials(m *ggufMeta) []addedToken {
 	for role, key := range map[string]string{"bos": "bos_token_id", "eos": "eos_token_id", "unk": "unknown_token_id", "pad": "padding_token_id"} {
 		if v, ok := m.ints["tokenizer.ggml."+key]; ok && v >= 0 && v < int64(len(t.pieces)) {
 			t.special[role] = int(v)
@@ -125,12 +139,14 @@ func (t *Tokenizer) ggufSpecials(m *ggufMeta) {
 		}
 	}
 	t.isAdded = map[int]bool{}
+	var added []addedToken
 	for i, typ := range m.types {
 		switch typ {
 		case ggufTokUserDefined:
-			t.added = append(t.added, addedToken{text: t.pieces[i], id: i})
+			added = append(added, addedToken{text: t.pieces[i], id: i})
 		case ggufTokControl, ggufTokUnknown:
 			t.isAdded[i] = true
 		}
 	}
+	return added
 }

@@ -12,175 +12,269 @@ import (
 // The subset of tokenizer.json that this package reads.
 type hfFile struct {
 	AddedTokens []struct {
-		ID      int    `json:"id"`
-		Content string `json:"content"`
-		Special bool   `json:"special"`
-		LStrip  bool   `json:"lstrip"`
-		RStrip  bool   `json:"rstrip"`
+		ID         int    `json:"id"`
+		Content    string `json:"content"`
+		Special    bool   `json:"special"`
+		LStrip     bool   `json:"lstrip"`
+		RStrip     bool   `json:"rstrip"`
+		SingleWord bool   `json:"single_word"`
+		Normalized *bool  `json:"normalized"`
 	} `json:"added_tokens"`
-	Normalizer   *hfComponent `json:"normalizer"`
-	PreTokenizer *hfComponent `json:"pre_tokenizer"`
-	Model        struct {
-		Type         string            `json:"type"`
-		Vocab        json.RawMessage   `json:"vocab"`
-		Merges       []json.RawMessage `json:"merges"`
-		UnkToken     *string           `json:"unk_token"`
-		ByteFallback bool              `json:"byte_fallback"`
-		IgnoreMerges bool              `json:"ignore_merges"`
-		Prefix       *string           `json:"continuing_subword_prefix"`
-		Suffix       *string           `json:"end_of_word_suffix"`
-	} `json:"model"`
+	Normalizer    *hfComponent    `json:"normalizer"`
+	PreTokenizer  *hfComponent    `json:"pre_tokenizer"`
+	Decoder       *hfComponent    `json:"decoder"`
+	PostProcessor json.RawMessage `json:"post_processor"`
+	Model         hfModel         `json:"model"`
 }
 
-// hfComponent is a normalizer or pre-tokenizer node.
+type hfModel struct {
+	Type         string            `json:"type"`
+	Vocab        json.RawMessage   `json:"vocab"`
+	Merges       []json.RawMessage `json:"merges"`
+	UnkToken     *string           `json:"unk_token"`
+	UnkID        *int              `json:"unk_id"`
+	ByteFallback bool              `json:"byte_fallback"`
+	IgnoreMerges bool              `json:"ignore_merges"`
+	FuseUnk      bool              `json:"fuse_unk"`
+	Dropout      *float64          `json:"dropout"`
+	Prefix       *string           `json:"continuing_subword_prefix"`
+	Suffix       *string           `json:"end_of_word_suffix"`
+	MaxChars     *int              `json:"max_input_chars_per_word"`
+}
+
+// hfComponent is a normalizer, pre-tokenizer or decoder node.
 type hfComponent struct {
 	Type          string         `json:"type"`
 	Normalizers   []*hfComponent `json:"normalizers"`
 	PreTokenizers []*hfComponent `json:"pretokenizers"`
+	Decoders      []*hfComponent `json:"decoders"`
 	Prepend       string         `json:"prepend"`
 	Content       string         `json:"content"`
 	Pattern       struct {
 		String *string `json:"String"`
 		Regex  *string `json:"Regex"`
 	} `json:"pattern"`
-	Behavior       string `json:"behavior"`
-	Invert         bool   `json:"invert"`
-	AddPrefixSpace bool   `json:"add_prefix_space"`
-	UseRegex       *bool  `json:"use_regex"`
-	Replacement    string `json:"replacement"`
-	PrependScheme  string `json:"prepend_scheme"`
-	Split          *bool  `json:"split"`
-}
-
-// hfSetup collects what the normalizer and pre-tokenizer ask for.
-type hfSetup struct {
-	nfc, byteLevel, prefixSpace, spaceMark bool
-	metaspace                              string // prepend scheme of a Metaspace pre-tokenizer
-	steps                                  pipeline
+	Behavior            string  `json:"behavior"`
+	Invert              bool    `json:"invert"`
+	AddPrefixSpace      *bool   `json:"add_prefix_space"`
+	UseRegex            *bool   `json:"use_regex"`
+	Replacement         string  `json:"replacement"`
+	PrependScheme       string  `json:"prepend_scheme"`
+	Split               *bool   `json:"split"`
+	IndividualDigits    bool    `json:"individual_digits"`
+	StripLeft           *bool   `json:"strip_left"`
+	StripRight          *bool   `json:"strip_right"`
+	Start               int     `json:"start"`
+	CleanText           *bool   `json:"clean_text"`
+	HandleChineseChars  *bool   `json:"handle_chinese_chars"`
+	StripAccentsOpt     *bool   `json:"strip_accents"`
+	Lowercase           *bool   `json:"lowercase"`
+	Prefix              *string `json:"prefix"`
+	PrecompiledCharsmap string  `json:"precompiled_charsmap"`
+	Delimiter           string  `json:"delimiter"`
 }
 
 func parseHFJSON(data []byte) (*Tokenizer, error) {
 	var f hfFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("invalid tokenizer.json: %v", err)
+		return nil, fmt.Errorf("invalid tokenizer.json: %v", oneLineErr(err))
 	}
 	if f.Model.Type == "" && f.Model.Merges != nil {
 		f.Model.Type = "BPE" // the compact GPT-2 form has no type
 	}
-	if f.Model.Type != "BPE" {
-		return nil, fmt.Errorf("unsupported tokenizer.json model type %q (supported: BPE)", f.Model.Type)
-	}
-	if (f.Model.Prefix != nil && *f.Model.Prefix != "") || (f.Model.Suffix != nil && *f.Model.Suffix != "") {
-		return nil, fmt.Errorf("unsupported BPE option: continuing_subword_prefix or end_of_word_suffix")
-	}
-	var setup hfSetup
-	if err := setup.normalizer(f.Normalizer); err != nil {
-		return nil, err
-	}
-	if err := setup.preTokenizer(f.PreTokenizer); err != nil {
-		return nil, err
-	}
 	t := &Tokenizer{unk: -1, special: map[string]int{}}
-	if err := t.hfVocab(&f); err != nil {
+	for b := range t.byteIDs {
+		t.byteIDs[b] = -1
+	}
+	var ns normalizerSetup
+	if err := ns.add(f.Normalizer); err != nil {
 		return nil, err
 	}
-	if err := t.hfModel(&f, &setup); err != nil {
+	t.norm, t.nfc = chain(ns.fns), ns.nfc
+	byteLevel, err := t.preTokenizer(f.PreTokenizer, 0)
+	if err != nil {
 		return nil, err
 	}
-	t.finish()
+	added, err := t.hfVocab(&f)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.hfModel(&f.Model, byteLevel); err != nil {
+		return nil, err
+	}
+	for _, st := range t.pre {
+		if m, ok := st.(metaspaceStep); ok {
+			ns.mark, ns.prepend = true, ns.prepend || m.scheme != "never"
+		}
+	}
+	if f.Decoder == nil && ns.mark {
+		t.dec.spaceMark = spaceMark
+		if ns.prepend {
+			t.dec.stripLeading = 1
+		}
+	}
+	if err := t.hfDecoder(f.Decoder, byteLevel); err != nil {
+		return nil, err
+	}
+	if err := t.post.read(f.PostProcessor, t.vocab, 0); err != nil {
+		return nil, err
+	}
+	for _, id := range append(append([]int(nil), t.post.before...), t.post.after...) {
+		if id < 0 || id >= len(t.pieces) {
+			return nil, fmt.Errorf("post_processor: token id %d out of range", id)
+		}
+	}
+	t.finish(added)
 	return t, nil
 }
 
-func (s *hfSetup) normalizer(c *hfComponent) error {
+// preTokenizer appends the steps of a pre-tokenizer node and reports
+// whether a ByteLevel step is among them (it must be the last).
+func (t *Tokenizer) preTokenizer(c *hfComponent, depth int) (bool, error) {
 	if c == nil {
-		return nil
+		return false, nil
 	}
-	switch c.Type {
-	case "Sequence":
-		for _, n := range c.Normalizers {
-			if err := s.normalizer(n); err != nil {
-				return err
+	if depth > 4 {
+		return false, fmt.Errorf("pre_tokenizer nested too deeply")
+	}
+	if c.Type == "Sequence" {
+		if len(c.PreTokenizers) > maxComponents {
+			return false, fmt.Errorf("pre_tokenizer Sequence of %d entries exceeds the limit %d", len(c.PreTokenizers), maxComponents)
+		}
+		byteLevel := false
+		for _, p := range c.PreTokenizers {
+			if byteLevel {
+				return false, fmt.Errorf("unsupported pre_tokenizer %q after ByteLevel", p.Type)
 			}
+			bl, err := t.preTokenizer(p, depth+1)
+			if err != nil {
+				return false, err
+			}
+			byteLevel = bl
 		}
-	case "NFC":
-		s.nfc = true
-	case "Prepend":
-		if c.Prepend != spaceMark {
-			return fmt.Errorf("unsupported normalizer Prepend(%q)", c.Prepend)
-		}
-		s.prefixSpace = true
-	case "Replace":
-		if c.Pattern.String == nil || *c.Pattern.String != " " || c.Content != spaceMark {
-			return fmt.Errorf("unsupported normalizer Replace (only \" \" → \"▁\")")
-		}
-		s.spaceMark = true
-	default:
-		return fmt.Errorf("unsupported normalizer %q", c.Type)
+		return byteLevel, nil
 	}
-	return nil
+	step, err := preStepOf(c)
+	if err != nil {
+		return false, err
+	}
+	t.pre = append(t.pre, step)
+	_, isByteLevel := step.(byteLevelStep)
+	return isByteLevel, nil
 }
 
-func (s *hfSetup) preTokenizer(c *hfComponent) error {
-	if c == nil {
-		return nil
-	}
+// preStepOf builds one (non-Sequence) pre-tokenizer step.
+func preStepOf(c *hfComponent) (preStep, error) {
 	switch c.Type {
-	case "Sequence":
-		for _, p := range c.PreTokenizers {
-			if err := s.preTokenizer(p); err != nil {
-				return err
-			}
-		}
 	case "ByteLevel":
-		s.byteLevel = true
-		if c.AddPrefixSpace {
-			return fmt.Errorf("unsupported pre-tokenizer ByteLevel with add_prefix_space")
-		}
-		if c.UseRegex == nil || *c.UseRegex {
-			s.steps = append(s.steps, gpt2Splitter{})
-		}
+		return byteLevelStep{prefixSpace: boolOr(c.AddPrefixSpace, false), useRegex: c.UseRegex == nil || *c.UseRegex}, nil
 	case "Split":
-		if c.Behavior != "Isolated" || c.Invert {
-			return fmt.Errorf("unsupported pre-tokenizer Split behaviour %q (invert %v)", c.Behavior, c.Invert)
-		}
-		if c.Pattern.Regex == nil {
-			return fmt.Errorf("unsupported pre-tokenizer Split with a string pattern")
-		}
-		sp, err := newSplitter(*c.Pattern.Regex)
-		if err != nil {
-			return err
-		}
-		s.steps = append(s.steps, sp)
+		return splitOf(c)
 	case "Metaspace":
 		scheme := c.PrependScheme
 		if scheme == "" {
 			scheme = "always"
+			if !boolOr(c.AddPrefixSpace, true) {
+				scheme = "never"
+			}
 		}
-		if c.Replacement != spaceMark || (c.Split != nil && *c.Split) || (scheme != "always" && scheme != "first") {
-			return fmt.Errorf("unsupported pre-tokenizer Metaspace (only replacement ▁, split false, prepend_scheme always or first)")
+		if scheme != "always" && scheme != "first" && scheme != "never" {
+			return nil, fmt.Errorf("pre_tokenizer Metaspace: unknown prepend_scheme %q", scheme)
 		}
-		s.spaceMark, s.prefixSpace, s.metaspace = true, true, scheme
-	default:
-		return fmt.Errorf("unsupported pre-tokenizer %q", c.Type)
+		if c.Replacement == "" {
+			return nil, fmt.Errorf("pre_tokenizer Metaspace without a replacement")
+		}
+		return metaspaceStep{repl: c.Replacement, scheme: scheme, split: boolOr(c.Split, true)}, nil
+	case "Whitespace":
+		return whitespaceStep{}, nil
+	case "WhitespaceSplit":
+		return splitStep{m: runeMatcher{is: isSpaceRune, run: true}, behavior: removed}, nil
+	case "BertPreTokenizer":
+		return bertStep{}, nil
+	case "Punctuation":
+		b, ok := behaviors[c.Behavior]
+		if c.Behavior == "" {
+			b, ok = isolated, true
+		}
+		if !ok {
+			return nil, fmt.Errorf("pre_tokenizer Punctuation: unknown behavior %q", c.Behavior)
+		}
+		return splitStep{m: runeMatcher{is: isPunct}, behavior: b}, nil
+	case "Digits":
+		return splitStep{m: runeMatcher{is: isNumeric, run: !c.IndividualDigits}, behavior: isolated}, nil
+	case "CharDelimiterSplit":
+		if c.Delimiter == "" {
+			return nil, fmt.Errorf("pre_tokenizer CharDelimiterSplit without a delimiter")
+		}
+		return splitStep{m: literalMatcher(c.Delimiter), behavior: removed}, nil
 	}
-	return nil
+	return nil, fmt.Errorf("unsupported pre_tokenizer %q", c.Type)
 }
 
-// hfVocab fills pieces, vocab and added tokens.
-func (t *Tokenizer) hfVocab(f *hfFile) error {
-	if err := json.Unmarshal(f.Model.Vocab, &t.vocab); err != nil {
-		return fmt.Errorf("model.vocab: %v", err)
+// splitOf builds a Split step.
+func splitOf(c *hfComponent) (preStep, error) {
+	b, ok := behaviors[c.Behavior]
+	if !ok {
+		return nil, fmt.Errorf("pre_tokenizer Split: unknown behavior %q", c.Behavior)
+	}
+	var m matcher
+	switch {
+	case c.Pattern.Regex != nil:
+		var err error
+		if m, err = newMatcher(*c.Pattern.Regex); err != nil {
+			return nil, err
+		}
+	case c.Pattern.String != nil:
+		m = literalMatcher(*c.Pattern.String)
+	default:
+		return nil, fmt.Errorf("pre_tokenizer Split without a pattern")
+	}
+	return splitStep{m: m, behavior: b, invert: c.Invert}, nil
+}
+
+func isSpaceRune(r rune) bool { return classOf(r) == clsSpace }
+
+func isNumeric(r rune) bool { return classOf(r) == clsNumber }
+
+// hfVocab fills pieces and vocab and returns the added tokens.
+func (t *Tokenizer) hfVocab(f *hfFile) ([]addedToken, error) {
+	var scores []float64
+	switch f.Model.Type {
+	case "Unigram":
+		var list [][2]json.RawMessage
+		if err := json.Unmarshal(f.Model.Vocab, &list); err != nil {
+			return nil, fmt.Errorf("model.vocab: %v (want [[piece, score], …])", oneLineErr(err))
+		}
+		if len(list) > maxVocab {
+			return nil, fmt.Errorf("model.vocab: %d entries exceed the limit %d", len(list), maxVocab)
+		}
+		t.vocab = make(map[string]int, len(list))
+		scores = make([]float64, len(list))
+		for id, e := range list {
+			var p string
+			if json.Unmarshal(e[0], &p) != nil || json.Unmarshal(e[1], &scores[id]) != nil {
+				return nil, fmt.Errorf("model.vocab entry %d: want [piece, score]", id)
+			}
+			if _, dup := t.vocab[p]; !dup {
+				t.vocab[p] = id
+			}
+		}
+	default:
+		if err := json.Unmarshal(f.Model.Vocab, &t.vocab); err != nil {
+			return nil, fmt.Errorf("model.vocab: %v", oneLineErr(err))
+		}
 	}
 	size := 0
 	for _, id := range t.vocab {
 		if id < 0 || id >= maxVocab {
-			return fmt.Errorf("model.vocab: id %d out of range", id)
+			return nil, fmt.Errorf("model.vocab: id %d out of range", id)
 		}
 		size = max(size, id+1)
 	}
+	size = max(size, len(scores))
 	for _, a := range f.AddedTokens {
 		if a.ID < 0 || a.ID >= maxVocab {
-			return fmt.Errorf("added_tokens: id %d out of range", a.ID)
+			return nil, fmt.Errorf("added_tokens: id %d out of range", a.ID)
 		}
 		size = max(size, a.ID+1)
 	}
@@ -188,58 +282,98 @@ func (t *Tokenizer) hfVocab(f *hfFile) error {
 	for p, id := range t.vocab {
 		t.pieces[id] = p
 	}
+	if scores != nil {
+		t.uni = newUnigram(t.pieces[:len(scores)], scores, f.Model.ByteFallback)
+	}
+	var added []addedToken
 	for _, a := range f.AddedTokens {
 		t.pieces[a.ID] = a.Content
 		t.vocab[a.Content] = a.ID
 		if a.Content != "" {
-			t.added = append(t.added, addedToken{text: a.Content, id: a.ID, lstrip: a.LStrip, rstrip: a.RStrip})
+			added = append(added, addedToken{text: a.Content, id: a.ID, lstrip: a.LStrip, rstrip: a.RStrip,
+				singleWord: a.SingleWord, normalized: boolOr(a.Normalized, !a.Special), special: a.Special})
 		}
 	}
-	if f.Model.UnkToken != nil {
-		if id, ok := t.vocab[*f.Model.UnkToken]; ok {
-			t.unk = id
-			t.special["unk"] = id
-		}
-	}
-	return nil
+	return added, nil
 }
 
 // maxVocab bounds token ids read from any file.
 const maxVocab = 1 << 21
 
-// hfModel sets the kind, merges and byte tables of a BPE model.
-func (t *Tokenizer) hfModel(f *hfFile, s *hfSetup) error {
-	t.nfc, t.ignoreMerges = s.nfc, f.Model.IgnoreMerges
-	switch {
-	case s.byteLevel:
-		if s.spaceMark || s.prefixSpace {
-			return fmt.Errorf("unsupported mix of ByteLevel and ▁ normalization")
+// hfModel sets the kind and the model's tables.
+func (t *Tokenizer) hfModel(m *hfModel, byteLevel bool) error {
+	if m.Dropout != nil && *m.Dropout != 0 {
+		return fmt.Errorf("unsupported BPE dropout %g (not deterministic)", *m.Dropout)
+	}
+	if m.UnkToken != nil {
+		if id, ok := t.vocab[*m.UnkToken]; ok {
+			t.unk = id
+			t.special["unk"] = id
 		}
-		t.kind, t.pre = ByteLevelBPE, s.steps
-		if len(t.pre) == 0 {
-			t.pre = pipeline{wholeSplitter{}}
+	}
+	t.fuseUnk = m.FuseUnk
+	if m.ByteFallback {
+		t.byteFallbackIDs()
+	}
+	switch m.Type {
+	case "BPE":
+		return t.hfBPE(m, byteLevel)
+	case "WordPiece":
+		t.kind = WordPiece
+		t.wp = &wordPieceModel{prefix: "##", maxChars: 100}
+		if m.Prefix != nil {
+			t.wp.prefix = *m.Prefix
 		}
+		if m.MaxChars != nil {
+			t.wp.maxChars = *m.MaxChars
+		}
+	case "Unigram":
+		t.kind = Unigram
+		t.fuseUnk = true
+		if m.UnkID != nil {
+			if *m.UnkID < 0 || *m.UnkID >= len(t.pieces) {
+				return fmt.Errorf("model.unk_id %d out of range", *m.UnkID)
+			}
+			t.unk = *m.UnkID
+			t.special["unk"] = t.unk
+		}
+	default:
+		return fmt.Errorf("unsupported tokenizer.json model type %q (supported: BPE, WordPiece, Unigram)", m.Type)
+	}
+	if byteLevel {
+		return fmt.Errorf("unsupported ByteLevel pre_tokenizer with a %s model", m.Type)
+	}
+	return nil
+}
+
+func (t *Tokenizer) hfBPE(m *hfModel, byteLevel bool) error {
+	if (m.Prefix != nil && *m.Prefix != "") || (m.Suffix != nil && *m.Suffix != "") {
+		return fmt.Errorf("unsupported BPE option: continuing_subword_prefix or end_of_word_suffix")
+	}
+	t.ignoreMerges = m.IgnoreMerges
+	t.kind = SentencePieceBPE
+	if byteLevel {
+		t.kind = ByteLevelBPE
+		t.hasBytes = false
 		if err := t.byteLevelIDs(); err != nil {
 			return err
 		}
-	case s.spaceMark:
-		if len(s.steps) > 0 {
-			return fmt.Errorf("unsupported pre-tokenizer with ▁ normalization")
-		}
-		t.kind, t.prefixSpace, t.metaspace = SentencePieceBPE, s.prefixSpace, s.metaspace
-		if f.Model.ByteFallback {
-			t.byteFallbackIDs()
-		}
-	default:
-		return fmt.Errorf("unsupported BPE setup: neither ByteLevel nor ▁ (SentencePiece) normalization")
 	}
-	return t.hfMerges(f.Model.Merges)
+	return t.hfMerges(m.Merges)
 }
 
-// wholeSplitter keeps a fragment whole.
-type wholeSplitter struct{}
-
-func (wholeSplitter) split(s string, ends []int) []int { return append(ends, len(s)) }
+// hfDecoder reads the decoder, or derives one from the model.
+func (t *Tokenizer) hfDecoder(c *hfComponent, byteLevel bool) error {
+	if c == nil {
+		t.dec.byteLevel = byteLevel
+		t.dec.byteFallback = t.hasBytes
+		if t.kind == WordPiece {
+			t.dec.wordPiece = t.wp.prefix
+		}
+		return nil
+	}
+	return t.dec.read(c, 0)
+}
 
 // byteLevelIDs finds the token of every byte. Some vocabularies lack
 // bytes that never occur in UTF-8 (0xC0, 0xC1, 0xF5…); those are -1.
@@ -268,7 +402,9 @@ func (t *Tokenizer) byteFallbackIDs() {
 	}
 }
 
-// hfMerges reads merges as "a b" strings or ["a", "b"] pairs.
+// hfMerges reads merges as "a b" strings or ["a", "b"] pairs. A merge
+// whose parts or result are not tokens makes the file invalid: the
+// reference refuses it, and counting with it would be wrong.
 func (t *Tokenizer) hfMerges(raw []json.RawMessage) error {
 	t.merges = make(map[uint64]uint64, len(raw))
 	for rank, m := range raw {
@@ -286,28 +422,37 @@ func (t *Tokenizer) hfMerges(raw []json.RawMessage) error {
 		} else {
 			return fmt.Errorf("merge %d: neither \"a b\" nor [a, b]", rank)
 		}
-		t.addMerge(rank, a, b)
+		if err := t.addMerge(rank, a, b); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// addMerge records a merge whose parts and result are all tokens; others
-// can never apply and are dropped.
-func (t *Tokenizer) addMerge(rank int, a, b string) {
+// addMerge records a merge; its parts and result must all be tokens.
+func (t *Tokenizer) addMerge(rank int, a, b string) error {
 	ia, ok1 := t.vocab[a]
 	ib, ok2 := t.vocab[b]
 	im, ok3 := t.vocab[a+b]
-	if !ok1 || !ok2 || !ok3 {
-		return
+	switch {
+	case !ok1:
+		return fmt.Errorf("merge %d (%q %q) names %q, which is not in the vocabulary", rank, a, b, a)
+	case !ok2:
+		return fmt.Errorf("merge %d (%q %q) names %q, which is not in the vocabulary", rank, a, b, b)
+	case !ok3:
+		return fmt.Errorf("merge %d (%q %q) makes %q, which is not in the vocabulary", rank, a, b, a+b)
 	}
 	key := uint64(ia)<<32 | uint64(ib)
 	if _, dup := t.merges[key]; !dup {
 		t.merges[key] = uint64(rank)<<32 | uint64(im)
 	}
+	return nil
 }
 
 // readTokenizerConfig takes bos/eos and the chat template from a
-// tokenizer_config.json next to the tokenizer.json, when there is one.
+// tokenizer_config.json next to the tokenizer.json, when there is one. A
+// role whose token the config does not name, or names but the vocabulary
+// lacks, stays unset.
 func readTokenizerConfig(path string, t *Tokenizer) {
 	data, err := infile.ReadFile(filepath.Join(filepath.Dir(path), "tokenizer_config.json"))
 	if err != nil || len(data) > maxJSONSize {

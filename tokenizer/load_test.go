@@ -184,11 +184,15 @@ func TestBadInput(t *testing.T) {
 		{"t5.gguf", unsupported.Bytes(), `unsupported tokenizer model "t5"`},
 		{"notok.gguf", noTokens.Bytes(), "no tokenizer.ggml.tokens"},
 		{"trunc.json", []byte(`{"model": {"type": "BPE", "vocab": {"a": 0`), "invalid tokenizer.json"},
-		{"wp.json", []byte(`{"model": {"type": "WordPiece", "vocab": {}}}`), `unsupported tokenizer.json model type "WordPiece"`},
-		{"uni.json", []byte(`{"model": {"type": "Unigram", "vocab": []}}`), `model type "Unigram"`},
-		{"norm.json", []byte(`{"normalizer": {"type": "NFKC"}, "model": {"type": "BPE", "vocab": {}, "merges": []}}`), `unsupported normalizer "NFKC"`},
+		{"model.json", []byte(`{"model": {"type": "WordLevel", "vocab": {}}}`), `unsupported tokenizer.json model type "WordLevel"`},
+		{"uni.json", []byte(`{"model": {"type": "Unigram", "vocab": {"a": 1}}}`), `want [[piece, score]`},
+		{"norm.json", []byte(`{"normalizer": {"type": "Fancy"}, "model": {"type": "BPE", "vocab": {}, "merges": []}}`), `unsupported normalizer "Fancy"`},
 		{"id.json", []byte(`{"model": {"type": "BPE", "vocab": {"a": 99999999999}, "merges": []}}`), "out of range"},
-		{"look.json", []byte(`{"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "a(?=b)"}, "behavior": "Isolated"}, "model": {"type": "BPE", "vocab": {}, "merges": []}}`), "lookaround not supported"},
+		{"look.json", []byte(`{"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "a(?=b"}, "behavior": "Isolated"}, "model": {"type": "BPE", "vocab": {}, "merges": []}}`), "pre-tokenizer pattern"},
+		{"behave.json", []byte(`{"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "a"}, "behavior": "Sideways"}, "model": {"type": "BPE", "vocab": {}, "merges": []}}`), `unknown behavior "Sideways"`},
+		{"merges.json", []byte(`{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": ["a b"]}}`), `makes "ab", which is not in the vocabulary`},
+		{"merges2.json", []byte(`{"model": {"type": "BPE", "vocab": {"a": 0, "ab": 1}, "merges": [["a", "b"]]}}`), `names "b", which is not in the vocabulary`},
+		{"dropout.json", []byte(`{"model": {"type": "BPE", "dropout": 0.1, "vocab": {}, "merges": []}}`), "dropout"},
 		{"nobytes.json", []byte(`{"pre_tokenizer": {"type": "ByteLevel"}, "model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}}`), "not a byte-level vocabulary"},
 	}
 	for _, tc := range tests {
@@ -349,7 +353,7 @@ func TestAddedTokenStrip(t *testing.T) {
 	if !equalInts(got, want) {
 		t.Errorf("Encode = %v, want %v", got, want)
 	}
-	spm, err := parseHFJSON([]byte(`{"added_tokens": [{"id": 5, "content": "<x>", "lstrip": true}],
+	spm, err := parseHFJSON([]byte(`{"added_tokens": [{"id": 5, "content": "<x>", "lstrip": true, "normalized": false}],
 		"normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "▁"}, {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]},
 		"model": {"type": "BPE", "vocab": {"▁": 2, "a": 3, "▁a": 4}, "merges": ["▁ a"]}}`))
 	if err != nil {

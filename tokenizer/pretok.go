@@ -2,20 +2,25 @@ package tokenizer
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// Pre-tokenization: text is cut into pieces before BPE runs on each piece.
-// A splitter covers a fragment with consecutive pieces (matches and the
-// gaps between them are both kept, the "Isolated" behaviour); a pipeline
-// applies splitters in turn, each to every piece of the previous one.
+// Pre-tokenization: the normalized text of a segment is cut into pieces
+// before the model runs on each piece. A matcher finds match spans; a
+// split step turns matches and the gaps between them into pieces by one
+// of the format's behaviours; other steps (ByteLevel, Metaspace, …) may
+// also rewrite a piece. A pipeline applies the steps in turn, each to
+// every piece of the previous one.
 
-type splitter interface {
-	// split appends the end offsets of the pieces covering s.
-	split(s string, ends []int) []int
+// span is a byte range [start, end) of a string.
+type span struct{ start, end int }
+
+// matcher finds the non-overlapping matches of a pattern, left to right,
+// as a backtracking engine would pick them.
+type matcher interface {
+	find(s string, dst []span) []span
 }
 
 // Character classes as the reference regex engines see them: \p{L}, \p{N}
@@ -86,14 +91,23 @@ func runOf(s string, i int, cls uint8) int {
 	return i
 }
 
+// Case matching of contractions: exact ('s), by ASCII classes ('[sS]), or
+// case-insensitive ((?i:'s), Unicode simple case folding).
+const (
+	caseExact = iota
+	caseASCII
+	caseFold
+)
+
 // contraction returns the length of an English contraction suffix
-// ('s 't 're 've 'm 'll 'd) at s[i:], which starts with an apostrophe.
-func contraction(s string, i int, fold bool) int {
+// ('s 't 're 've 'm 'll 'd) at s[i:], which starts with an apostrophe,
+// matched with the given case rule.
+func contraction(s string, i int, rule int) int {
 	if i+1 >= len(s) || s[i] != '\'' {
 		return 0
 	}
 	lower := func(c byte) byte {
-		if fold && c >= 'A' && c <= 'Z' {
+		if rule != caseExact && c >= 'A' && c <= 'Z' {
 			return c + 32
 		}
 		return c
@@ -101,6 +115,12 @@ func contraction(s string, i int, fold bool) int {
 	switch lower(s[i+1]) {
 	case 's', 't', 'm', 'd':
 		return 2
+	}
+	// Case-insensitive matching folds by Unicode simple case folding:
+	// "ſ" (U+017F, long s) is an "s" there; no other letter of the
+	// contractions has a fold outside ASCII.
+	if rule == caseFold && strings.HasPrefix(s[i+1:], "ſ") {
+		return 3
 	}
 	if i+2 < len(s) {
 		two := string([]byte{lower(s[i+1]), lower(s[i+2])})
@@ -126,20 +146,26 @@ func spaceRunEnd(s string, i int) int {
 	return e - n
 }
 
-// gpt2Splitter is the GPT-2 pattern
-// 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
-type gpt2Splitter struct{}
-
-func (gpt2Splitter) split(s string, ends []int) []int {
+// coverAll appends the consecutive pieces that piece(s, i) cuts from s:
+// the hand scanners' patterns match every character, so their matches
+// cover the text.
+func coverAll(s string, dst []span, piece func(string, int) int) []span {
 	for i := 0; i < len(s); {
-		i = gpt2Piece(s, i)
-		ends = append(ends, i)
+		e := piece(s, i)
+		dst = append(dst, span{i, e})
+		i = e
 	}
-	return ends
+	return dst
 }
 
+// gpt2Scanner is the GPT-2 pattern
+// 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+type gpt2Scanner struct{}
+
+func (gpt2Scanner) find(s string, dst []span) []span { return coverAll(s, dst, gpt2Piece) }
+
 func gpt2Piece(s string, i int) int {
-	if k := contraction(s, i, false); k > 0 {
+	if k := contraction(s, i, caseExact); k > 0 {
 		return i + k
 	}
 	j := i
@@ -155,21 +181,18 @@ func gpt2Piece(s string, i int) int {
 	return spaceRunEnd(s, i)
 }
 
-// llama3Splitter is the Llama 3 / Qwen2 pattern
+// llama3Scanner is the Llama 3 / Qwen2 pattern
 // (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,D}|
 // ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+ with D = maxDigits.
-type llama3Splitter struct{ maxDigits int }
-
-func (l llama3Splitter) split(s string, ends []int) []int {
-	for i := 0; i < len(s); {
-		i = l.piece(s, i)
-		ends = append(ends, i)
-	}
-	return ends
+type llama3Scanner struct {
+	maxDigits int
+	caseRule  int // of the contractions: caseFold for (?i:…), caseASCII for '[sS]…
 }
 
-func (l llama3Splitter) piece(s string, i int) int {
-	if k := contraction(s, i, true); k > 0 {
+func (l llama3Scanner) find(s string, dst []span) []span { return coverAll(s, dst, l.piece) }
+
+func (l llama3Scanner) piece(s string, i int) int {
+	if k := contraction(s, i, l.caseRule); k > 0 {
 		return i + k
 	}
 	r, n := at(s, i)
@@ -181,26 +204,44 @@ func (l llama3Splitter) piece(s string, i int) int {
 	case clsLetter:
 		return runOf(s, i, clsLetter)
 	case clsNumber:
-		for k := 0; k < l.maxDigits && i < len(s); k++ {
-			r, n := at(s, i)
-			if classOf(r) != clsNumber {
-				break
-			}
-			i += n
-		}
-		return i
+		return digitsEnd(s, i, l.maxDigits)
 	}
-	j := i
-	if r == ' ' && classAt(s, i+1) == clsOther {
-		j = i + 1
-	}
-	if classAt(s, j) == clsOther {
-		e := runOf(s, j, clsOther)
-		for e < len(s) && (s[e] == '\r' || s[e] == '\n') {
-			e++
-		}
+	if e := otherRunEnd(s, i, "\r\n"); e > i {
 		return e
 	}
+	return newlineOrSpaceEnd(s, i)
+}
+
+// digitsEnd ends a run of at most max \p{N} runes at i.
+func digitsEnd(s string, i, max int) int {
+	for k := 0; k < max && i < len(s); k++ {
+		r, n := at(s, i)
+		if classOf(r) != clsNumber {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// otherRunEnd matches " ?[^\s\p{L}\p{N}]+[tail]*" at i, or returns i.
+func otherRunEnd(s string, i int, tail string) int {
+	j := i
+	if s[i] == ' ' && classAt(s, i+1) == clsOther {
+		j = i + 1
+	}
+	if classAt(s, j) != clsOther {
+		return i
+	}
+	e := runOf(s, j, clsOther)
+	for e < len(s) && strings.IndexByte(tail, s[e]) >= 0 {
+		e++
+	}
+	return e
+}
+
+// newlineOrSpaceEnd matches \s*[\r\n]+|\s+(?!\S)|\s+ at i (a space).
+func newlineOrSpaceEnd(s string, i int) int {
 	e := runOf(s, i, clsSpace)
 	if p := strings.LastIndexAny(s[i:e], "\r\n"); p >= 0 {
 		return i + p + 1
@@ -208,150 +249,47 @@ func (l llama3Splitter) piece(s string, i int) int {
 	return spaceRunEnd(s, i)
 }
 
-// regexSplitter splits on the matches of a lookahead-free pattern, compiled
-// with Go's regexp (leftmost-first, as a backtracking engine would match).
-type regexSplitter struct{ re *regexp.Regexp }
-
-func (x regexSplitter) split(s string, ends []int) []int {
-	last := 0
-	for _, m := range x.re.FindAllStringIndex(s, -1) {
-		if m[0] == m[1] {
-			continue
-		}
-		if m[0] > last {
-			ends = append(ends, m[0])
-		}
-		ends = append(ends, m[1])
-		last = m[1]
-	}
-	if last < len(s) {
-		ends = append(ends, len(s))
-	}
-	return ends
-}
-
 // Known patterns with lookahead, recognised by their exact text.
 var (
 	gpt2Patterns = map[string]bool{
 		`'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`: true,
-		`'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)`:     true,
 	}
-	llama3Tail = `|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}%s| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
-	llama3Head = []string{`(?i:'s|'t|'re|'ve|'m|'ll|'d)`, `(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])`}
+	// gpt2Isolated lacks the final \s+: a lone space between words is a
+	// gap, not a match, so the scanner's pieces equal the pattern's only
+	// under the Isolated behaviour (llama.cpp's GGUF steps).
+	gpt2Isolated = `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)`
+	llama3Tail   = `|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}%s| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	llama3Head   = []string{`(?i:'s|'t|'re|'ve|'m|'ll|'d)`, `(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])`}
 )
 
-// newSplitter returns the splitter for a pre-tokenizer pattern: a hand
-// scanner for the known lookahead patterns, Go's regexp for the rest.
-func newSplitter(pattern string) (splitter, error) {
+// fastMatcher returns the hand scanner for a known pattern, if any; each
+// is proven equal to the regex engine by the tests.
+func fastMatcher(pattern string) (matcher, bool) {
 	if gpt2Patterns[pattern] {
-		return gpt2Splitter{}, nil
+		return gpt2Scanner{}, true
 	}
-	for _, head := range llama3Head {
+	if pattern == o200kPattern {
+		return o200kScanner{}, true
+	}
+	for k, head := range llama3Head {
 		for digits, rep := range map[int]string{1: "", 3: "{1,3}"} {
 			if pattern == head+fmt.Sprintf(llama3Tail, rep) {
-				return llama3Splitter{maxDigits: digits}, nil
+				return llama3Scanner{maxDigits: digits, caseRule: []int{caseFold, caseASCII}[k]}, true
 			}
 		}
-	}
-	if strings.Contains(pattern, "(?=") || strings.Contains(pattern, "(?!") || strings.Contains(pattern, "(?<") {
-		return nil, fmt.Errorf("pre-tokenizer pattern with lookaround not supported: %q", pattern)
-	}
-	if cs, ok := compileClassSplitter(translateSpace(pattern)); ok {
-		return cs, nil
-	}
-	re, err := regexp.Compile(translateSpace(pattern))
-	if err != nil {
-		return nil, fmt.Errorf("pre-tokenizer pattern %q: %v", pattern, err)
-	}
-	return regexSplitter{re: re}, nil
-}
-
-// translateSpace rewrites \s and \S to the Unicode White_Space set (Go's
-// \s is ASCII only).
-func translateSpace(p string) string {
-	const ws = `\t\n\v\f\r \x{85}\p{Z}`
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if c == '\\' && i+1 < len(p) {
-			switch {
-			case p[i+1] == 's' && inClass:
-				b.WriteString(ws)
-			case p[i+1] == 's':
-				b.WriteString("[" + ws + "]")
-			case p[i+1] == 'S' && !inClass:
-				b.WriteString("[^" + ws + "]")
-			default:
-				b.WriteString(p[i : i+2])
-			}
-			i++
-			continue
-		}
-		if c == '[' && !inClass {
-			inClass = true
-		} else if c == ']' && inClass {
-			inClass = false
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-// pipeline applies splitters in order.
-type pipeline []splitter
-
-// pieces calls fn for every final piece of s, in order.
-func (p pipeline) pieces(s string, fn func(string)) {
-	if len(s) == 0 {
-		return
-	}
-	bufs := make([][]int, len(p)) // one scratch list of ends per step
-	p.apply(s, 0, bufs, fn)
-}
-
-func (p pipeline) apply(s string, step int, bufs [][]int, fn func(string)) {
-	if step == len(p) {
-		fn(s)
-		return
-	}
-	bufs[step] = p[step].split(s, bufs[step][:0])
-	start := 0
-	for k := 0; k < len(bufs[step]); k++ {
-		e := bufs[step][k]
-		if e > start {
-			p.apply(s[start:e], step+1, bufs, fn)
-		}
-		start = e
-	}
-}
-
-// ggufPreSteps gives llama.cpp's pre-tokenizer patterns for a
-// tokenizer.ggml.pre value of a gpt2-type vocabulary.
-func ggufPreSteps(pre string) ([]string, bool) {
-	const gpt2 = `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)`
-	llama3 := llama3Head[0] + fmt.Sprintf(llama3Tail, "{1,3}")
-	switch pre {
-	case "gpt-2", "gpt2", "mpt", "olmo", "jais":
-		return []string{gpt2}, true
-	case "starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva":
-		return []string{`\p{N}`, gpt2}, true
-	case "falcon":
-		return []string{"[\\p{P}\\$\\+<=>\\^~\\|`]+", gpt2, `[0-9][0-9][0-9]`}, true
-	case "llama3", "llama-bpe", "llama-v3", "dbrx", "smaug-bpe", "chatglm-bpe":
-		return []string{llama3}, true
-	case "qwen2", "qwen2.5", "qwen-2.5", "deepseek-r1-qwen", "stablelm2":
-		return []string{llama3Head[0] + fmt.Sprintf(llama3Tail, "")}, true
-	case "deepseek-llm":
-		return []string{"[\r\n]", deepseekLLMLetters, `\s?[!-/:-~！-／：-～‘-‟　-。]+`, `\s+$`, `[一-龥ࠀ-一가-퟿]+`, `\p{N}+`}, true
-	case "deepseek-coder":
-		return []string{"[\r\n]", `\s?\p{L}+`, `\s?\p{P}+`, `[一-龥ࠀ-一가-퟿]+`, `\p{N}`}, true
-	case "default":
-		return []string{`[\p{P}\$\+<=>\^~\|]+`, gpt2, `\p{N}+`, `[0-9][0-9][0-9]`}, true
 	}
 	return nil, false
 }
 
-// deepseekLLMLetters is the explicit letter class of DeepSeek LLM's
-// pre-tokenizer (an optional space, then a run of these letters).
-const deepseekLLMLetters = `\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-ՖႠ-ჅᎠ-Ᏽᏸ-ᏽᲐ-ᲺᲽ-Ჿᴀ-ᴫᵫ-ᵷᵹ-ᶚḀ-ἕἘ-Ἕἠ-ὅὈ-Ὅὐ-ὗὙὛὝὟ-\x{1F7D}ᾀ-ᾴᾶ-ᾼ\x{1FBE}ῂ-ῄῆ-ῌῐ-\x{1FD3}ῖ-\x{1FDB}ῠ-Ῥῲ-ῴῶ-ῼℂℇℊ-ℓℕℙ-ℝℤ\x{2126}ℨ\x{212A}-ℭℯ-ℴℹℼ-ℿⅅ-ⅉⅎↃↄⰀ-ⱻⱾ-ⳤⳫ-ⳮⳲⳳꙀ-ꙭꚀ-ꚛꜢ-ꝯꝱ-ꞇꞋ-ꞎꭰ-ꮿﬀ-ﬆﬓ-ﬗＡ-Ｚａ-ｚ𐐀-𐑏𐒰-𐓓𐓘-𐓻𐲀-𐲲𐳀-𐳲𑢠-𑣟𞤀-𞥃]+`
+// newMatcher returns the matcher for a tokenizer.json Split regex: a hand
+// scanner when one is known for the pattern, else the class scanner for
+// simple shapes, else the regex engine with Oniguruma's classes.
+func newMatcher(pattern string) (matcher, error) {
+	if m, ok := fastMatcher(pattern); ok {
+		return m, nil
+	}
+	if cs, ok := compileClassSplitter(translateSpace(pattern)); ok && !strings.ContainsAny(pattern, "$^") {
+		return cs, nil
+	}
+	return newPatternMatcher(pattern)
+}

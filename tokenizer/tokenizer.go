@@ -1,12 +1,12 @@
 package tokenizer
 
 import (
-	"sort"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
-	"unicode"
-
-	"golang.org/x/text/unicode/norm"
+	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Kind is the tokenizer family.
@@ -15,11 +15,13 @@ type Kind int
 const (
 	// ByteLevelBPE is GPT-2 style BPE over a byte-to-rune alphabet.
 	ByteLevelBPE Kind = iota + 1
-	// SentencePieceBPE is BPE over UTF-8 characters with "▁" for spaces and
-	// byte fallback tokens <0xNN>.
+	// SentencePieceBPE is BPE over UTF-8 characters (SentencePiece style:
+	// "▁" for spaces, byte fallback tokens <0xNN>).
 	SentencePieceBPE
 	// WordPiece is BERT-style greedy longest-match WordPiece.
 	WordPiece
+	// Unigram is the SentencePiece unigram model (Viterbi over scores).
+	Unigram
 )
 
 func (k Kind) String() string {
@@ -30,6 +32,8 @@ func (k Kind) String() string {
 		return "SentencePiece BPE"
 	case WordPiece:
 		return "WordPiece"
+	case Unigram:
+		return "Unigram"
 	}
 	return "unknown"
 }
@@ -50,34 +54,35 @@ type Tokenizer struct {
 	// rank<<32|merged id) or scores of merged pieces (scores, higher wins).
 	merges map[uint64]uint64
 	scores []float32
+	uni    *unigramModel
+	wp     *wordPieceModel // tokenizer.json WordPiece; nil for GGUF's
 
-	pre          pipeline // byte-level pre-tokenizer
-	nfc          bool     // NFC-normalize before anything else
+	norm         normFunc // normalizer; nil is none
+	nfc          bool     // the normalizer includes NFC
+	pre          pipeline // pre-tokenizer steps
 	ignoreMerges bool     // a piece that is itself a token is emitted whole
-	prefixSpace  bool     // SentencePiece: prepend "▁" to non-empty text
-	metaspace    string   // Metaspace pre-tokenizer: "always" or "first" (prepend unless already "▁")
-	splitSpaces  bool     // SentencePiece: no merge can cross "x▁", so words may be cached separately
-	byteIDs      [256]int // byte-level: id of each byte's rune; SentencePiece: <0xNN> ids (-1 if none)
-	hasBytes     bool
+	splitSpaces  bool     // character BPE: words may be cut before "▁" (see spaceCut) and cached separately
+	spaceJoin    []rune   // runes other than "▁" that some piece has right before a "▁"
+	joinBytes    bool     // some piece has ">▁": a byte token <0xNN> may join the "▁" after it
+	byteIDs      [256]int // byte-level: id of each byte's rune; otherwise <0xNN> ids (-1 if none)
+	hasBytes     bool     // byte fallback
 	unk          int
+	fuseUnk      bool
 
-	added      []addedToken // matched in raw text before anything else
-	addedBy    map[byte][]addedToken
-	addedFirst [256]bool // first bytes of the added tokens
-	special    map[string]int
-	isAdded    map[int]bool
-	maxPiece   int
+	rawAdded  *addedSet // matched in the raw text
+	normAdded *addedSet // matched in normalized text
+	special   map[string]int
+	isAdded   map[int]bool
+	maxPiece  int
+	dec       decoder
+	post      postProcessor
 
 	mu    sync.Mutex
 	cache map[string][]int
 
-	chatTemplate string
-}
+	failure atomic.Pointer[error] // the first regex failure (Err)
 
-type addedToken struct {
-	text           string
-	id             int
-	lstrip, rstrip bool // the match also takes the whitespace before/after it
+	chatTemplate string
 }
 
 // maxCache bounds the word cache; it is cleared when full.
@@ -95,111 +100,155 @@ func (t *Tokenizer) Kind() Kind { return t.kind }
 // VocabSize is the number of ids (one more than the largest id).
 func (t *Tokenizer) VocabSize() int { return len(t.pieces) }
 
+// roles are the special-token roles TokenID answers by name.
+var roles = map[string]bool{"bos": true, "eos": true, "unk": true, "pad": true}
+
 // TokenID returns the id of a special token by role ("bos", "eos", "unk",
-// "pad") or of any token by its exact text.
+// "pad": only when the file names one, never an ordinary word spelt like
+// the role) or of any token by its exact text.
 func (t *Tokenizer) TokenID(name string) (int, bool) {
-	if id, ok := t.special[name]; ok {
-		return id, true
+	if roles[name] {
+		id, ok := t.special[name]
+		return id, ok
 	}
 	id, ok := t.vocab[name]
 	return id, ok
+}
+
+// Piece is the vocabulary text of id ("" when out of range).
+func (t *Tokenizer) Piece(id int) string {
+	if id < 0 || id >= len(t.pieces) {
+		return ""
+	}
+	return t.pieces[id]
 }
 
 // Count is the number of tokens Encode returns.
 func (t *Tokenizer) Count(text string) int { return len(t.Encode(text)) }
 
 // Encode tokenizes text without adding any special token (no BOS/EOS).
-// Added tokens appearing verbatim in the text are matched first.
+// Added tokens appearing verbatim in the text are matched first. Where a
+// pre-tokenizer regex exceeds its bounds on a piece, the piece is encoded
+// unsplit and the failure is kept for Err; EncodeChecked returns it.
 func (t *Tokenizer) Encode(text string) []int {
+	ids, _ := t.EncodeChecked(text)
+	return ids
+}
+
+// EncodeChecked is Encode that also returns the failure of a
+// pre-tokenizer regex on this text (the file and the pattern named); the
+// ids are then not the reference's.
+func (t *Tokenizer) EncodeChecked(text string) ([]int, error) {
 	var out []int
-	for first := true; len(text) > 0; first = false {
-		pos, tok := t.nextAdded(text)
-		if pos < 0 {
-			return t.encodeSegment(text, first, out)
+	failed := ""
+	t.rawAdded.splitAdded(text, func(seg string, off int, tok *addedToken) {
+		if tok != nil {
+			out = append(out, tok.id)
+			return
 		}
-		before, after := text[:pos], text[pos+len(tok.text):]
-		if tok.lstrip {
-			before = strings.TrimRightFunc(before, unicode.IsSpace)
+		if t.norm != nil {
+			seg = t.norm(seg)
 		}
-		if tok.rstrip {
-			after = strings.TrimLeftFunc(after, unicode.IsSpace)
-		}
-		out = t.encodeSegment(before, first, out)
-		out = append(out, tok.id)
-		text = after
-	}
-	return out
-}
-
-// nextAdded finds the leftmost (then longest) added token in s.
-func (t *Tokenizer) nextAdded(s string) (int, addedToken) {
-	if len(t.added) == 0 {
-		return -1, addedToken{}
-	}
-	for i := 0; i < len(s); i++ {
-		if !t.addedFirst[s[i]] {
-			continue
-		}
-		for _, a := range t.addedBy[s[i]] { // longest first
-			if strings.HasPrefix(s[i:], a.text) {
-				return i, a
+		t.normAdded.splitAdded(seg, func(s string, off2 int, tok *addedToken) {
+			if tok != nil {
+				out = append(out, tok.id)
+				return
 			}
-		}
+			var f string
+			if out, f = t.encodeSegment(s, off == 0 && off2 == 0, out); failed == "" {
+				failed = f
+			}
+		})
+	})
+	if failed == "" {
+		return out, nil
 	}
-	return -1, addedToken{}
+	regexFailures.Add(1)
+	err := fmt.Errorf("tokenizer %s: pre-tokenizer pattern %q exceeded the regex bounds (backtracking stack of %d slots or %v) on this text; the piece was left unsplit, so the ids may differ from the reference",
+		t.path, failed, maxRegexStack, regexTimeout)
+	t.failure.CompareAndSwap(nil, &err)
+	return out, err
 }
 
-// encodeSegment encodes text between added tokens; first says whether it
-// starts the text.
-func (t *Tokenizer) encodeSegment(s string, first bool, out []int) []int {
+// CountChecked is Count with EncodeChecked's error.
+func (t *Tokenizer) CountChecked(text string) (int, error) {
+	ids, err := t.EncodeChecked(text)
+	return len(ids), err
+}
+
+// Err is the first failure of a pre-tokenizer regex in any Encode or
+// Count so far (nil if none): counts made since may be wrong.
+func (t *Tokenizer) Err() error {
+	if p := t.failure.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// EncodeSpecial is Encode with the special tokens the file's
+// post-processor adds around a single text (BOS, CLS/SEP, …).
+func (t *Tokenizer) EncodeSpecial(text string) []int {
+	ids := append([]int(nil), t.post.before...)
+	ids = append(ids, t.Encode(text)...)
+	return append(ids, t.post.after...)
+}
+
+// encodeSegment encodes normalized text between added tokens; first says
+// whether it starts the text. failed is the pattern of a pre-tokenizer
+// regex that exceeded its bounds, or "".
+func (t *Tokenizer) encodeSegment(s string, first bool, out []int) (ids []int, failed string) {
 	if len(s) == 0 {
-		return out
+		return out, ""
 	}
-	if t.nfc {
-		s = norm.NFC.String(s)
-	}
-	switch t.kind {
-	case ByteLevelBPE:
-		t.pre.pieces(s, func(w string) { out = t.encodeWord(w, out) })
-	case SentencePieceBPE:
-		s = strings.ReplaceAll(s, " ", spaceMark)
-		if t.prefixSpace && t.prependHere(s, first) {
-			s = spaceMark + s
+	failed = t.pre.run(s, first, func(w string) {
+		switch {
+		case t.kind == WordPiece && t.wp == nil:
+			out = t.encodeWordPiece(w, out)
+		case t.kind == SentencePieceBPE && t.splitSpaces:
+			t.forEachSPWord(w, func(x string) { out = t.encodeWord(x, out) })
+		default:
+			out = t.encodeWord(w, out)
 		}
-		if !t.splitSpaces {
-			return t.encodeWord(s, out)
-		}
-		forEachSPWord(s, func(w string) { out = t.encodeWord(w, out) })
-	case WordPiece:
-		out = t.encodeWordPiece(s, out)
-	}
-	return out
+	})
+	return out, failed
 }
 
-// prependHere says whether "▁" goes before a segment: always with a
-// Prepend normalizer; with Metaspace only if the segment does not start
-// with "▁" already (and, for prepend_scheme "first", only at the start).
-func (t *Tokenizer) prependHere(s string, first bool) bool {
-	switch t.metaspace {
-	case "":
-		return true
-	case "first":
-		return first && !strings.HasPrefix(s, spaceMark)
-	}
-	return !strings.HasPrefix(s, spaceMark)
-}
-
-// forEachSPWord cuts s before every "▁" that follows another character
-// than "▁".
-func forEachSPWord(s string, fn func(string)) {
+// forEachSPWord cuts s before every "▁" where no merge can join the
+// symbol before it to the "▁" (spaceCut) and calls fn for each part.
+func (t *Tokenizer) forEachSPWord(s string, fn func(string)) {
 	start := 0
 	for i := 1; i < len(s); i++ {
-		if strings.HasPrefix(s[i:], spaceMark) && !strings.HasSuffix(s[:i], spaceMark) {
+		if strings.HasPrefix(s[i:], spaceMark) && t.spaceCut(s[:i]) {
 			fn(s[start:i])
 			start = i
 		}
 	}
 	fn(s[start:])
+}
+
+// spaceCut reports whether BPE can never merge across the point between
+// before and a following "▁". Merged pieces are concatenations of the
+// pieces they join, so a merge across the point makes a piece holding the
+// last character of the left symbol's piece right before "▁": the
+// character c that ends before when c has a token, else ">" (the end of
+// its byte fallback token <0xNN>). No piece holds "c▁" for c outside
+// spaceJoin; the cut is also never made after "▁" itself (runs of "▁"
+// merge).
+func (t *Tokenizer) spaceCut(before string) bool {
+	c, n := utf8.DecodeLastRuneInString(before)
+	if c == '▁' {
+		return false
+	}
+	for _, j := range t.spaceJoin {
+		if c == j {
+			return false
+		}
+	}
+	if !t.joinBytes {
+		return true
+	}
+	_, ok := t.vocab[before[len(before)-n:]]
+	return ok
 }
 
 // encodeWord appends the ids of one pre-token, through the cache.
@@ -208,7 +257,7 @@ func (t *Tokenizer) encodeWord(w string, out []int) []int {
 	ids, ok := t.cache[w]
 	t.mu.Unlock()
 	if !ok {
-		ids = t.bpeWord(w)
+		ids = t.model(w)
 		t.mu.Lock()
 		if len(t.cache) >= maxCache {
 			clear(t.cache)
@@ -219,11 +268,26 @@ func (t *Tokenizer) encodeWord(w string, out []int) []int {
 	return append(out, ids...)
 }
 
+// model runs the vocabulary model on one pre-token.
+func (t *Tokenizer) model(w string) []int {
+	switch {
+	case t.uni != nil:
+		return t.unigramWord(w)
+	case t.wp != nil:
+		return t.wp.word(t, w, nil)
+	}
+	return t.bpeWord(w)
+}
+
 // bpeWord runs BPE on one word (raw bytes for byte-level, normalized text
-// for SentencePiece).
+// otherwise).
 func (t *Tokenizer) bpeWord(w string) []int {
-	if t.kind == ByteLevelBPE && t.ignoreMerges {
-		if id, ok := t.vocab[byteLevelString(w)]; ok {
+	if t.ignoreMerges {
+		key := w
+		if t.kind == ByteLevelBPE {
+			key = byteLevelString(w)
+		}
+		if id, ok := t.vocab[key]; ok {
 			return []int{id}
 		}
 	}
@@ -241,7 +305,8 @@ func (t *Tokenizer) bpeWord(w string) []int {
 	return ids
 }
 
-// fallback encodes a span that has no token: byte tokens, else unk.
+// fallback encodes a span that has no token: byte tokens, else unk (one
+// for a run of unknown spans when fuse_unk).
 func (t *Tokenizer) fallback(span string, ids []int) []int {
 	if t.hasBytes {
 		for i := 0; i < len(span); i++ {
@@ -251,10 +316,13 @@ func (t *Tokenizer) fallback(span string, ids []int) []int {
 		}
 		return ids
 	}
-	if t.unk >= 0 && (len(ids) == 0 || ids[len(ids)-1] != t.unk) {
-		ids = append(ids, t.unk)
+	if t.unk < 0 {
+		return ids
 	}
-	return ids
+	if t.fuseUnk && len(ids) > 0 && ids[len(ids)-1] == t.unk {
+		return ids
+	}
+	return append(ids, t.unk)
 }
 
 func (t *Tokenizer) initialSymbols(w string) []symbol {
@@ -309,36 +377,6 @@ func (t *Tokenizer) pairFunc() pairFunc {
 	}
 }
 
-// Decode turns ids back into text. Unknown ids are skipped.
-func (t *Tokenizer) Decode(ids []int) string {
-	var b []byte
-	for _, id := range ids {
-		if id < 0 || id >= len(t.pieces) {
-			continue
-		}
-		p := t.pieces[id]
-		switch {
-		case t.isAdded[id]:
-			b = append(b, p...)
-		case t.kind == ByteLevelBPE:
-			b = appendByteLevelDecoded(b, p)
-		case t.kind == WordPiece:
-			b = appendWordPiece(b, p)
-		default:
-			if c, ok := byteToken(p); ok {
-				b = append(b, c)
-			} else {
-				b = append(b, strings.ReplaceAll(p, spaceMark, " ")...)
-			}
-		}
-	}
-	s := string(b)
-	if (t.kind == SentencePieceBPE && t.prefixSpace) || t.kind == WordPiece {
-		s = strings.TrimPrefix(s, " ")
-	}
-	return s
-}
-
 // byteToken parses a byte fallback piece "<0xNN>".
 func byteToken(p string) (byte, bool) {
 	if len(p) != 6 || p[:3] != "<0x" || p[5] != '>' {
@@ -361,44 +399,52 @@ func byteToken(p string) (byte, bool) {
 }
 
 // finish builds the derived tables once pieces, vocab and the model fields
-// are set.
-func (t *Tokenizer) finish() {
+// are set; added lists the added tokens.
+func (t *Tokenizer) finish(added []addedToken) {
 	t.cache = make(map[string][]int)
 	if t.isAdded == nil {
 		t.isAdded = map[int]bool{}
 	}
-	for _, a := range t.added {
+	var raw, normed []addedToken
+	for _, a := range added {
 		t.isAdded[a.id] = true
-	}
-	sort.SliceStable(t.added, func(i, j int) bool { return len(t.added[i].text) > len(t.added[j].text) })
-	t.addedBy = map[byte][]addedToken{}
-	for _, a := range t.added {
-		if a.text == "" {
-			continue
+		if a.normalized && t.norm != nil {
+			normed = append(normed, a)
+		} else {
+			raw = append(raw, a)
 		}
-		c := a.text[0]
-		t.addedFirst[c] = true
-		t.addedBy[c] = append(t.addedBy[c], a)
 	}
+	t.rawAdded, t.normAdded = newAddedSet(raw), newAddedSet(normed)
 	for _, p := range t.pieces {
 		t.maxPiece = max(t.maxPiece, len(p))
 	}
 	if t.kind == SentencePieceBPE {
-		t.splitSpaces = !anyInnerSpaceMark(t.pieces)
+		t.spaceJoin, t.splitSpaces = spaceJoiners(t.pieces)
+		_, hasMark := t.vocab[spaceMark]
+		t.splitSpaces = t.splitSpaces && hasMark
+		t.joinBytes = slices.Contains(t.spaceJoin, '>')
 	}
 }
 
-// anyInnerSpaceMark reports whether some piece has "▁" right after another
-// character than "▁"; if none has, BPE can never merge across such a point.
-func anyInnerSpaceMark(pieces []string) bool {
+// maxSpaceJoin bounds spaceJoin: past it the cut is not worth its test.
+const maxSpaceJoin = 16
+
+// spaceJoiners lists the runes other than "▁" that some piece has right
+// before a "▁"; ok is false when there are more than maxSpaceJoin.
+func spaceJoiners(pieces []string) ([]rune, bool) {
+	var out []rune
 	for _, p := range pieces {
-		for i := 1; i < len(p); i++ {
-			if strings.HasPrefix(p[i:], spaceMark) && !strings.HasSuffix(p[:i], spaceMark) {
-				return true
+		prev := rune(-1)
+		for _, r := range p {
+			if r == '▁' && prev >= 0 && prev != '▁' && !slices.Contains(out, prev) {
+				if out = append(out, prev); len(out) > maxSpaceJoin {
+					return nil, false
+				}
 			}
+			prev = r
 		}
 	}
-	return false
+	return out, true
 }
 
 // ChatTemplate is the chat template found next to a tokenizer.json (in

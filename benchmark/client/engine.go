@@ -16,9 +16,12 @@ import (
 
 // EngineInfo is what detection found about the server.
 type EngineInfo struct {
-	Engine     string // one of engine.Names
-	Version    string
-	Model      string // first model served (GET /v1/models)
+	Engine  string // one of engine.Names
+	Version string
+	Model   string // first model served (GET /v1/models)
+	// Models are the ids of every model GET /v1/models lists, in its
+	// order (at most MaxModels, each clipped to maxModelID bytes).
+	Models     []string
 	Root       string // vLLM's model root (checkpoint path), when given
 	DetectedBy string // how Engine was decided, for the manifest
 	// Extra is what the engine says about itself beyond its version
@@ -51,6 +54,13 @@ type wireRequest struct {
 	Stream        bool               `json:"stream"`
 	StreamOptions *streamOptions     `json:"stream_options,omitempty"`
 }
+
+// Bounds of what GET /v1/models contributes: how many model ids are kept
+// and how long each may be in a message.
+const (
+	MaxModels  = 64
+	maxModelID = 256
+)
 
 // Endpoint paths.
 const (
@@ -147,33 +157,15 @@ func (c *Client) getJSON(ctx context.Context, path string, v any) error {
 }
 
 // Detect asks the server who it is. engine "auto" decides the engine from
-// GET /v1/models (owned_by), then /version, /server_info or /info; any
+// GET /v1/models (owned_by), then /version, /props, /api/version with
+// /api/tags (Ollama), /info or /server_info; any
 // other engine name is kept and only the version and model are looked up.
 // An unreachable server is an error; anything else unknown is left empty.
 func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 	info := EngineInfo{Engine: name}
-	var models struct {
-		Data []struct {
-			ID      string `json:"id"`
-			OwnedBy string `json:"owned_by"`
-			Root    string `json:"root"`
-		} `json:"data"`
-	}
-	var how []string
-	ownedBy := ""
-	if err := c.getJSON(ctx, "/v1/models", &models); err != nil {
-		if isUnreachable(err) {
-			return info, fmt.Errorf("engine at %s is unreachable: %s", redact.URL(c.base), redact.Text(err.Error(), c.apiKey))
-		}
-		info.ModelsErr = "GET /v1/models failed: " + redact.Text(err.Error(), c.apiKey)
-		how = append(how, info.ModelsErr)
-	} else if len(models.Data) == 0 {
-		info.ModelsErr = "the server lists no model at /v1/models"
-	} else {
-		info.Model = models.Data[0].ID
-		info.Root = models.Data[0].Root
-		ownedBy = models.Data[0].OwnedBy
-		how = append(how, "GET /v1/models owned_by="+ownedBy)
+	ownedBy, how, err := c.listModels(ctx, &info)
+	if err != nil {
+		return info, err
 	}
 	var ver struct {
 		Version string `json:"version"`
@@ -204,6 +196,11 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 			how = append(how, "GET "+engine.PropsPath+" (build_info)")
 		}
 	}
+	if info.Engine == string(engine.Ollama) || info.Engine == engine.Auto {
+		if found, ok := c.ollamaInfo(ctx, &info); ok {
+			how = append(how, found)
+		}
+	}
 	if info.Engine == engine.Auto {
 		var tgi struct {
 			ModelID string `json:"model_id"`
@@ -223,6 +220,36 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 	}
 	info.DetectedBy = strings.Join(how, "; ")
 	return info, nil
+}
+
+// listModels asks GET /v1/models and fills info's models (every id, the
+// first one's root) or ModelsErr. It returns the first model's owned_by
+// and what it found, for the manifest; an unreachable server is an error.
+func (c *Client) listModels(ctx context.Context, info *EngineInfo) (ownedBy string, how []string, err error) {
+	var models struct {
+		Data []struct {
+			ID      string `json:"id"`
+			OwnedBy string `json:"owned_by"`
+			Root    string `json:"root"`
+		} `json:"data"`
+	}
+	if err := c.getJSON(ctx, "/v1/models", &models); err != nil {
+		if isUnreachable(err) {
+			return "", nil, fmt.Errorf("engine at %s is unreachable: %s", redact.URL(c.base), redact.Text(err.Error(), c.apiKey))
+		}
+		info.ModelsErr = "GET /v1/models failed: " + redact.Text(err.Error(), c.apiKey)
+		return "", []string{info.ModelsErr}, nil
+	}
+	if len(models.Data) == 0 {
+		info.ModelsErr = "the server lists no model at /v1/models"
+		return "", nil, nil
+	}
+	for _, m := range models.Data[:min(len(models.Data), MaxModels)] {
+		info.Models = append(info.Models, redact.Clip(m.ID, maxModelID))
+	}
+	info.Model, info.Root = models.Data[0].ID, models.Data[0].Root
+	ownedBy = models.Data[0].OwnedBy
+	return ownedBy, []string{"GET /v1/models owned_by=" + ownedBy}, nil
 }
 
 // engineOfOwner is the engine that /v1/models owned_by names, or "".

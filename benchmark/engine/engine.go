@@ -6,10 +6,9 @@
 // A Dialect is an engine name. Auto is not a dialect: it asks the caller
 // to detect one (benchmark) or to try the richest one and fall back
 // (check). Facts here are about the engines' OpenAI-compatible servers
-// (vLLM, SGLang, trtllm-serve, TGI, llama.cpp's llama-server) and a plain
-// OpenAI API; a field the
-// dialect does not accept is never sent, because trtllm-serve rejects
-// unknown fields outright.
+// (vLLM, SGLang, trtllm-serve, TGI, llama.cpp's llama-server, Ollama) and
+// a plain OpenAI API; a field the dialect does not accept is never sent,
+// because trtllm-serve rejects unknown fields outright.
 package engine
 
 import "slices"
@@ -33,7 +32,7 @@ const (
 const Auto = "auto"
 
 // Names are the engine names other than Auto, in display order.
-var Names = []string{string(VLLM), string(SGLang), string(TRTLLM), string(TGI), string(LlamaCpp), string(OpenAI)}
+var Names = []string{string(VLLM), string(SGLang), string(TRTLLM), string(TGI), string(LlamaCpp), string(Ollama), string(OpenAI)}
 
 // Valid reports whether name is Auto or one of Names.
 func Valid(name string) bool { return name == Auto || slices.Contains(Names, name) }
@@ -63,9 +62,10 @@ func (d Dialect) TopK() bool { return d.FixedLength() }
 func (d Dialect) ContinuousUsage() bool { return d.MinTokens() }
 
 // ChatMaxTokens is the chat-completions field that bounds the output:
-// trtllm-serve and TGI know only the older max_tokens.
+// trtllm-serve and TGI know only the older max_tokens; Ollama ignores
+// max_completion_tokens.
 func (d Dialect) ChatMaxTokens() string {
-	if d == TRTLLM || d == TGI {
+	if d == TRTLLM || d == TGI || d == Ollama {
 		return "max_tokens"
 	}
 	return "max_completion_tokens"
@@ -82,10 +82,11 @@ func (d Dialect) TokenIDs() bool { return d == VLLM }
 // Logprobs is the value of the logprobs field that makes the engine
 // return its output tokens (chat takes a boolean, completions a count),
 // or nil when the field is not sent: trtllm-serve rejects completion
-// logprobs, and SGLang's token evidence comes from /generate.
+// logprobs, SGLang's token evidence comes from /generate, and Ollama
+// drops logprobs on completions.
 func (d Dialect) Logprobs(chat bool) any {
 	switch {
-	case d == TRTLLM || d == SGLang:
+	case d == TRTLLM || d == SGLang || (d == Ollama && !chat):
 		return nil
 	case chat:
 		return true
@@ -118,6 +119,8 @@ func (d Dialect) VersionPaths() []string {
 		return []string{"/server_info", "/get_server_info"}
 	case TGI:
 		return []string{"/info"}
+	case Ollama:
+		return []string{OllamaVersionPath}
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ func TestDialects(t *testing.T) {
 		{TGI, false, false, "max_tokens", "", true, 1, 1},
 		{OpenAI, false, false, "max_completion_tokens", "", true, 1, 0},
 		{LlamaCpp, true, false, "max_completion_tokens", "", true, 1, 0},
+		{Ollama, false, false, "max_tokens", "", true, nil, 1},
 	} {
 		d := tc.d
 		llama := d == LlamaCpp

@@ -64,6 +64,10 @@ type Result struct {
 	// that could not finish); the figures cover what completed.
 	Incomplete bool     `json:"incomplete"`
 	Warnings   []string `json:"warnings"`
+	// Notes say what the run left out by design and why (a metrics
+	// endpoint the engine does not have); unlike warnings they need no
+	// action.
+	Notes []string `json:"notes,omitempty"`
 	// StartedAt is the wall-clock instant (UTC) the run began, warmup
 	// included; compare orders the runs of A and B by it (interleaved or
 	// blocked). Absent (zero) in results written before it existed.
@@ -71,6 +75,10 @@ type Result struct {
 	// EndedAt is the wall-clock instant (UTC) the run ended, drain and
 	// scrape included; absent in results of PreviousSchema.
 	EndedAt time.Time `json:"ended_at,omitzero"`
+	// Shard is set in one shard's result (ShardSchema); Shards in a
+	// result merged from shards (shard.go).
+	Shard  *Shard  `json:"shard,omitempty"`
+	Shards *Shards `json:"shards,omitempty"`
 }
 
 // Manifest records what was measured and how, so that two results can be
@@ -270,6 +278,11 @@ type Summary struct {
 	CachedTokens   int64    `json:"cached_tokens"`
 	CachedReported int      `json:"cached_reported"`
 	CachedShare    *float64 `json:"cached_share"`
+	// ImpliedReuseShare is, for a trace replay whose every request was
+	// sent, the share of prompt tokens the trace's shared prefixes let an
+	// unbounded prefix cache that starts empty reuse (the workload
+	// header's; tracecache.go); absent otherwise.
+	ImpliedReuseShare *float64 `json:"implied_prefix_reuse_share,omitempty"`
 	// ServerTimings compares the client's clock with the engine's own
 	// per-request timings; nil when no ok request carried any.
 	ServerTimings *TimingCheck `json:"server_timings,omitempty"`
@@ -322,6 +335,9 @@ type Record struct {
 	// of PreviousRecordSchema and before.
 	RunID          string `json:"run_id,omitempty"`
 	WorkloadSHA256 string `json:"workload_sha256,omitempty"`
+	// Shard is the shard that sent the request, in the records of a
+	// sharded run (a shard's or the merged ones); absent otherwise.
+	Shard *ShardRef `json:"shard,omitempty"`
 
 	ID         string  `json:"id"`
 	Step       int     `json:"step"`

@@ -203,6 +203,17 @@ type ThresholdResult struct {
 	Samples int      `json:"samples"` // values in the sample, failed requests included
 	Failed  int      `json:"failed"`  // failed requests among them
 	Pass    bool     `json:"pass"`
+	// ValueOK is the statistic of the successful requests alone, given
+	// when failed requests entered the sample (and some succeeded): a
+	// threshold that fails while ValueOK meets it was missed through its
+	// failures alone.
+	ValueOK *float64 `json:"value_ok_only,omitempty"`
+}
+
+// MissedByFailures reports whether the threshold failed only because
+// failed requests count as misses: the successful ones met it.
+func (tr ThresholdResult) MissedByFailures() bool {
+	return !tr.Pass && tr.Failed > 0 && tr.ValueOK != nil && tr.Threshold.meets(*tr.ValueOK)
 }
 
 // SLOResult is an SLO evaluated on one step's requests. Its JSON names
@@ -330,7 +341,9 @@ func sampleOf(recs []Record, metric string) []float64 {
 	return x
 }
 
-// evalDistribution computes a distribution threshold's statistic.
+// evalDistribution computes a distribution threshold's statistic, and,
+// when failed requests entered it, the statistic of the successful ones
+// alone (ValueOK), which says whether the failures decided the outcome.
 func evalDistribution(recs []Record, t Threshold) ThresholdResult {
 	x := sampleOf(recs, t.Metric)
 	tr := ThresholdResult{Threshold: t, Samples: len(x)}
@@ -338,26 +351,37 @@ func evalDistribution(recs []Record, t Threshold) ThresholdResult {
 		return tr
 	}
 	slices.Sort(x)
-	var v float64
-	if t.Stat == "mean" {
-		for _, xi := range x {
-			v += xi
-		}
-		v /= float64(len(x))
-	} else if v = stats.Quantile(x, t.Percentile/100); math.IsNaN(v) {
-		v = math.Inf(1) // Inf − Inf between two failed requests
-	}
 	for _, xi := range slices.Backward(x) {
 		if !math.IsInf(xi, 1) {
 			break
 		}
 		tr.Failed++
 	}
+	v := statistic(x, t)
 	tr.Pass = t.meets(v)
 	if !math.IsInf(v, 1) {
 		tr.Value = &v
 	}
+	if ok := x[:len(x)-tr.Failed]; tr.Failed > 0 && len(ok) > 0 {
+		vo := statistic(ok, t)
+		tr.ValueOK = &vo
+	}
 	return tr
+}
+
+// statistic is t's statistic (mean or percentile) of the sorted sample x.
+func statistic(x []float64, t Threshold) float64 {
+	if t.Stat == "mean" {
+		var v float64
+		for _, xi := range x {
+			v += xi
+		}
+		return v / float64(len(x))
+	}
+	if v := stats.Quantile(x, t.Percentile/100); !math.IsNaN(v) {
+		return v
+	}
+	return math.Inf(1) // Inf − Inf between two failed requests
 }
 
 // LoadStep is one step of a sweep as capacity sees it: its offered load
@@ -389,6 +413,12 @@ type CapacityResult struct {
 	GoodputRPS        *float64 `json:"goodput_rps"`
 	FailedAt          *float64 `json:"failed_at"`
 	RecoveredAbove    bool     `json:"recovered_above,omitempty"`
+	// Missed are the thresholds the step at FailedAt missed, with their
+	// values; FailedRequests counts that step's failed requests, which
+	// count as misses (+Inf in every distribution). Absent when
+	// not_reached.
+	Missed         []ThresholdResult `json:"missed,omitempty"`
+	FailedRequests int               `json:"failed_requests,omitempty"`
 }
 
 // Capacity finds the highest offered load whose step meets the SLO. Steps
@@ -425,6 +455,12 @@ func Capacity(steps []LoadStep) (CapacityResult, error) {
 	}
 	failedAt := steps[fail].Load
 	c.FailedAt = &failedAt
+	for _, tr := range steps[fail].SLO.Thresholds {
+		if tr.Threshold.Distribution() && !tr.Pass {
+			c.Missed = append(c.Missed, tr)
+			c.FailedRequests = max(c.FailedRequests, tr.Failed)
+		}
+	}
 	c.RecoveredAbove = slices.ContainsFunc(steps[fail+1:], func(s LoadStep) bool { return s.SLO.Pass })
 	return c, nil
 }

@@ -280,24 +280,27 @@ func TestCapacity(t *testing.T) {
 	loads := []float64{1, 4, 16, 32}
 	linear := func(l float64) float64 { return 20 * l } // 20, 80, 320, 640 ms
 	f := func(v float64) *float64 { return &v }
+	miss := func(slo string, v float64) []ThresholdResult {
+		return []ThresholdResult{{Threshold: mustSLO(t, slo)[0], Value: f(v), Samples: 20}}
+	}
 	for _, tc := range []struct {
 		name  string
 		steps []LoadStep
 		want  CapacityResult
 	}{
 		{"crosses between 16 and 32", sweep(t, "ttft_ms:p99<=500", loads, linear),
-			CapacityResult{Status: CapacityReached, Load: f(16), RequestThroughput: f(8), OutputThroughput: f(80), GoodputRPS: f(2), FailedAt: f(32)}},
+			CapacityResult{Status: CapacityReached, Load: f(16), RequestThroughput: f(8), OutputThroughput: f(80), GoodputRPS: f(2), FailedAt: f(32), Missed: miss("ttft_ms:p99<=500", 640)}},
 		{"exactly at the limit meets it", sweep(t, "ttft_ms:p99<=320", loads, linear),
-			CapacityResult{Status: CapacityReached, Load: f(16), RequestThroughput: f(8), OutputThroughput: f(80), GoodputRPS: f(2), FailedAt: f(32)}},
+			CapacityResult{Status: CapacityReached, Load: f(16), RequestThroughput: f(8), OutputThroughput: f(80), GoodputRPS: f(2), FailedAt: f(32), Missed: miss("ttft_ms:p99<=320", 640)}},
 		{"strictly below the limit", sweep(t, "ttft_ms:p99<320", loads, linear),
-			CapacityResult{Status: CapacityReached, Load: f(4), RequestThroughput: f(2), OutputThroughput: f(20), GoodputRPS: f(2), FailedAt: f(16)}},
+			CapacityResult{Status: CapacityReached, Load: f(4), RequestThroughput: f(2), OutputThroughput: f(20), GoodputRPS: f(2), FailedAt: f(16), Missed: miss("ttft_ms:p99<320", 320)}},
 		{"not reached", sweep(t, "ttft_ms:p99<=1000", loads, linear),
 			CapacityResult{Status: CapacityNotReached, Load: f(32), RequestThroughput: f(16), OutputThroughput: f(160), GoodputRPS: f(2)}},
 		{"below the first step", sweep(t, "ttft_ms:p99<=10", loads, linear),
-			CapacityResult{Status: CapacityBelowFirst, FailedAt: f(1)}},
+			CapacityResult{Status: CapacityBelowFirst, FailedAt: f(1), Missed: miss("ttft_ms:p99<=10", 20)}},
 		{"a later recovery is ignored", sweep(t, "ttft_ms:p99<=100", loads, func(l float64) float64 {
 			return map[float64]float64{1: 20, 4: 150, 16: 90, 32: 400}[l]
-		}), CapacityResult{Status: CapacityReached, Load: f(1), RequestThroughput: f(0.5), OutputThroughput: f(5), GoodputRPS: f(2), FailedAt: f(4), RecoveredAbove: true}},
+		}), CapacityResult{Status: CapacityReached, Load: f(1), RequestThroughput: f(0.5), OutputThroughput: f(5), GoodputRPS: f(2), FailedAt: f(4), RecoveredAbove: true, Missed: miss("ttft_ms:p99<=100", 150)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Capacity(tc.steps)
@@ -345,5 +348,34 @@ func TestStepSLOOnlyWithAnSLO(t *testing.T) {
 	r := StepSLO([]Record{{OK: true, E2EMs: 10, ChunkTimesMs: []float64{1}}, {OK: true, E2EMs: 11, ChunkTimesMs: []float64{1}}}, 2, slo)
 	if r == nil || r.Met != 1 || r.GoodputRPS != 0.5 {
 		t.Fatalf("%+v", r)
+	}
+}
+
+// TestCapacityFailures: a step whose successful requests meet the p99
+// but one of whose 16 requests failed misses it (the failure counts as
+// +Inf, past the p99's rank): the capacity says how many failed, and the
+// threshold's value over the successful requests shows the failures
+// decided it.
+func TestCapacityFailures(t *testing.T) {
+	slo := mustSLO(t, "ttft_ms:p99<=3000,e2e_ms:p50<=5000")
+	var recs []Record
+	for range 15 {
+		recs = append(recs, okRec(250, 400, 10))
+	}
+	recs = append(recs, failedRec(), cancelledRec())
+	steps := []LoadStep{{Load: 1, SLO: EvaluateSLO(recs, 10, slo)}, {Load: 2, SLO: EvaluateSLO(recs, 10, slo)}}
+	c, err := Capacity(steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Status != CapacityBelowFirst || c.FailedRequests != 1 || len(c.Missed) != 1 {
+		t.Fatalf("%+v", c)
+	}
+	m := c.Missed[0]
+	if m.Threshold.String() != "ttft_ms:p99<=3000" || m.Value != nil || m.Failed != 1 || m.Samples != 16 || m.ValueOK == nil || *m.ValueOK != 250 || !m.MissedByFailures() {
+		t.Errorf("missed %+v", m)
+	}
+	if p50 := steps[0].SLO.Thresholds[1]; !p50.Pass || p50.MissedByFailures() || p50.ValueOK == nil {
+		t.Errorf("p50 %+v", p50)
 	}
 }

@@ -35,6 +35,8 @@ type Header struct {
 	// client-side (the rendered text was sent as a text prompt).
 	ChatTemplate     string `json:"chat_template,omitempty"`
 	ChatTemplateHash string `json:"chat_template_hash,omitempty"`
+	// Trace is the request trace the workload replays (workload trace).
+	Trace *TraceSource `json:"trace,omitempty"`
 }
 
 // IsZero reports whether h says nothing beyond the schema and count.
@@ -73,6 +75,11 @@ func parseHeader(line []byte) (*Header, error) {
 	}
 	if h.Requests < 0 {
 		return nil, fmt.Errorf("header: requests %d is negative", h.Requests)
+	}
+	if h.Trace != nil {
+		if err := h.Trace.check(); err != nil {
+			return nil, fmt.Errorf("header: %v", err)
+		}
 	}
 	return &h, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/servecmp/servecmp/analysis"
 	"github.com/servecmp/servecmp/classify"
 	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
+	"github.com/servecmp/servecmp/cmd/servecmp/internal/flagopts"
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/output/emit"
 	"github.com/servecmp/servecmp/output/present"
@@ -24,7 +25,7 @@ type analyzeFlags struct {
 	format              string
 	enc                 table.Encoder // the encoder of format, nil for JSON; set by checkOutput
 	save                string
-	explain             bool
+	explain, strict     bool
 	csvDir              string
 }
 
@@ -51,6 +52,7 @@ func newAnalyzeCmd(e *env) *cobra.Command {
 	addOutputFlags(cmd, &f)
 	fl.BoolVar(&f.explain, "explain", false, "also list every distinct name in the window with its region, method and rule id (per rank)")
 	fl.StringVar(&f.save, "save", "", "also write a mergeable summary to `FILE` (JSON, schema "+classify.SummarySchema+")")
+	fl.BoolVar(&f.strict, "strict", false, "fail when any input cannot be read (default: skip it with a warning; fail only when none can)")
 	return cmd
 }
 
@@ -82,7 +84,7 @@ func runAnalyze(ctx context.Context, e *env, f *analyzeFlags, args []string) err
 	if err != nil {
 		return &cli.UsageError{Err: err}
 	}
-	opts.Explain = f.explain
+	opts.Explain, opts.Strict = f.explain, f.strict
 	if err := f.checkOutput(); err != nil {
 		return err
 	}
@@ -122,7 +124,11 @@ func runMerge(e *env, f *analyzeFlags, args []string) error {
 	if err := atomicfile.CheckWritable("--save", f.save, args...); err != nil {
 		return err
 	}
-	rep, err := classify.MergeFiles(args...)
+	keep := f.top // what the output shows; --save needs every list whole
+	if f.save != "" {
+		keep = 0
+	}
+	rep, err := classify.MergeFiles(args, keep)
 	if err != nil {
 		return err
 	}
@@ -131,14 +137,23 @@ func runMerge(e *env, f *analyzeFlags, args []string) error {
 
 func newMergeCmd(e *env) *cobra.Command {
 	var f analyzeFlags
+	var sf flagopts.ShardMerge
 	cmd := &cobra.Command{
-		Use:   "merge [flags] SUMMARY...",
-		Short: "Merge summaries saved by analyze --save into one report",
+		Use:   "merge [flags] SUMMARY... | merge --out RESULT [--records FILE] SHARD_RESULT... SHARD_RECORDS...",
+		Short: "Merge summaries saved by analyze --save, or the shards of a sharded benchmark, into one",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			res, err := sf.Merge(cmd.Flags().Changed, args) // benchmark shards; nil, nil for summaries
+			switch {
+			case err != nil:
+				return err
+			case res != nil:
+				return emit.Benchmark(e.stdout, e.stderr, sf.Out, res, sf.MaxFailedShare)
+			}
 			return runMerge(e, &f, args)
 		},
 	}
+	sf.Register(cmd.Flags())
 	addOutputFlags(cmd, &f)
 	cmd.Flags().StringVar(&f.save, "save", "", "also write the merged summary to `FILE`")
 	return cmd

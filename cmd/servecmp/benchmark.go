@@ -31,15 +31,16 @@ func newBenchmarkCmd(e *env) *cobra.Command {
 		RunE:  func(c *cobra.Command, _ []string) error { return runBenchmark(e, c, f) },
 	}
 	f.register(cmd.Flags())
+	f.Shard.Register(cmd.Flags())
 	return cmd
 }
 
 // register adds the benchmark flags to fs (profile shares them).
 func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.URL, "url", "", "server base URL, e.g. http://localhost:8000 (required)")
-	fs.StringVar(&f.Model, "model", "", "model name sent in requests (default: the first model of GET /v1/models)")
+	fs.StringVar(&f.Model, "model", "", "model name sent in requests (default: the only model GET /v1/models lists; several listed is an error)")
 	fs.StringVar(&f.Workload, "workload", "", "workload file (JSONL; required)")
-	fs.StringVar(&f.Engine, "engine", "auto", "engine dialect: auto, vllm, sglang, trtllm, tgi, llamacpp or openai")
+	fs.StringVar(&f.Engine, "engine", "auto", "engine dialect: auto, vllm, sglang, trtllm, tgi, llamacpp, ollama or openai")
 	fs.StringVar(&f.Tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: count prompts and answers client-side and warn when usage disagrees by > 1%")
 	fs.StringVar(&f.APIKeyFile, "api-key-file", "", "file holding the API key (default: $OPENAI_API_KEY)")
 	fs.IntVar(&f.Concurrency, "concurrency", 0, "closed loop: requests kept in flight")

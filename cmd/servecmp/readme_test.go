@@ -30,10 +30,12 @@ package main
 //     block tagged "console timing", where every run of digits is a
 //     wildcard and runs of spaces count as one (timings and ports vary).
 //   - Every warning a command prints ("servecmp: warning: ...") must be
-//     shown, except the warning that the server metrics had too few samples:
-//     the test runs serve-sim fast (it adds --decode-base 100us
+//     shown, except two. The warning that the server metrics had too few
+//     samples: the test runs serve-sim fast (it adds --decode-base 100us
 //     --decode-per-seq 200us to every serve-sim command), so its runs are
-//     shorter than the metrics interval, which the pages' are not.
+//     shorter than the metrics interval, which the pages' are not. And the
+//     warning that sends fell behind the schedule (a trace replay's, in
+//     docs/traces.md), which depends on how busy the machine is.
 //   - A failure names the page and line of the command (docs/check.md:24).
 //
 // golang.org/x/perf keeps benchstat's documentation true the same way.
@@ -64,6 +66,7 @@ var docPages = []string{
 	"docs/check.md",
 	"docs/compare.md",
 	"docs/analyze.md",
+	"docs/traces.md",
 }
 
 // readmeCmd is one command of a console block and the output shown for it.
@@ -240,7 +243,7 @@ func unshownWarnings(got string, want []string, timing bool) []string {
 	}
 	var out []string
 	for _, l := range strings.Split(got, "\n") {
-		if strings.HasPrefix(l, "servecmp: warning: ") && !strings.Contains(l, "server metrics: only ") && !shown[normLine(l, timing)] {
+		if strings.HasPrefix(l, "servecmp: warning: ") && !strings.Contains(l, "server metrics: only ") && !strings.Contains(l, "sends fell behind the schedule") && !shown[normLine(l, timing)] {
 			out = append(out, l)
 		}
 	}
@@ -356,25 +359,48 @@ func TestDocExamples(t *testing.T) {
 		if args[0] == "serve-sim" {
 			args = append(args, "--decode-base", "100us", "--decode-per-seq", "200us")
 		}
-		var got string
-		code := 0
-		if c.background {
-			got = runBackground(t, args, dir)
-		} else {
-			var stdout, stderr bytes.Buffer
-			code = run(context.Background(), args, &stdout, &stderr)
-			got = stdout.String() + stderr.String()
-		}
-		if code != c.exit {
-			t.Errorf("%s: %s: exit %d, the page says %d\n%s", at, c.text, code, c.exit, got)
-		}
-		if miss := missingOutput(got, c.want, c.timing); miss != nil {
-			t.Errorf("%s: %s: the output lacks the page's lines\n%s\n--- got:\n%s", at, c.text, strings.Join(miss, "\n"), got)
-		}
-		if w := unshownWarnings(got, c.want, c.timing); len(w) > 0 {
-			t.Errorf("%s: %s: warnings the page does not show:\n%s", at, c.text, strings.Join(w, "\n"))
+		for attempt := 1; ; attempt++ {
+			problems := runDocCommand(t, c, args, dir)
+			if len(problems) == 0 {
+				break
+			}
+			// A timing block's figures depend on the machine's load (a
+			// sweep on a busy machine may not saturate where the page
+			// says): such a command gets two more tries before it fails.
+			if !c.timing || c.background || attempt == 3 {
+				for _, p := range problems {
+					t.Errorf("%s: %s: %s", at, c.text, p)
+				}
+				break
+			}
+			t.Logf("%s: %s: attempt %d differs from the page; running it again", at, c.text, attempt)
 		}
 	}
+}
+
+// runDocCommand runs one page command in dir and returns what differs
+// from the page: the exit code, missing lines, unshown warnings.
+func runDocCommand(t *testing.T, c readmeCmd, args []string, dir string) []string {
+	var got string
+	code := 0
+	if c.background {
+		got = runBackground(t, args, dir)
+	} else {
+		var stdout, stderr bytes.Buffer
+		code = run(context.Background(), args, &stdout, &stderr)
+		got = stdout.String() + stderr.String()
+	}
+	var problems []string
+	if code != c.exit {
+		problems = append(problems, fmt.Sprintf("exit %d, the page says %d\n%s", code, c.exit, got))
+	}
+	if miss := missingOutput(got, c.want, c.timing); miss != nil {
+		problems = append(problems, fmt.Sprintf("the output lacks the page's lines\n%s\n--- got:\n%s", strings.Join(miss, "\n"), got))
+	}
+	if w := unshownWarnings(got, c.want, c.timing); len(w) > 0 {
+		problems = append(problems, fmt.Sprintf("warnings the page does not show:\n%s", strings.Join(w, "\n")))
+	}
+	return problems
 }
 
 func TestReadmeCommands(t *testing.T) {

@@ -27,7 +27,7 @@ func writeBytes(t *testing.T, dir, name string, data []byte) string {
 // and one line naming the file and what is wrong.
 func TestRealTextBadInput(t *testing.T) {
 	dir := t.TempDir()
-	unigram := writeBytes(t, dir, "unigram.json", []byte(`{"model":{"type":"Unigram","vocab":[["a",0.0]]}}`))
+	unigram := writeBytes(t, dir, "wordlevel.json", []byte(`{"model":{"type":"WordLevel","vocab":{"a":0}}}`))
 	truncated := writeBytes(t, dir, "truncated.json", []byte(`{"model":{"type":"BPE","vocab":{"a":0,"b`))
 	type row struct {
 		Text string `parquet:"text"`
@@ -48,7 +48,7 @@ func TestRealTextBadInput(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"unsupported", append(random, unigram), []string{unigram, "Unigram"}},
+		{"unsupported", append(random, unigram), []string{unigram, "WordLevel"}},
 		{"truncated json", append(random, truncated), []string{truncated}},
 		{"parquet field", []string{"workload", "dataset", pq, "--prompt-field", "question", "--out", out}, []string{pq, `"question"`, "text"}},
 		{"sharegpt tokenizer", []string{"workload", "sharegpt", pq, "--tokenizer", unigram, "--out", out}, []string{unigram}},

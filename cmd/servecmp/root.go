@@ -67,6 +67,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newCheckCmd(e),
 		newCompareCmd(e),
 		newRunCmd(e),
+		newTokenizeCmd(e),
 	)
 	cli.AddHelp(root, helpFiles)
 	return root

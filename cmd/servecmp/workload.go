@@ -13,26 +13,8 @@ func newWorkloadCmd(e *env) *cobra.Command {
 		Use:   "workload",
 		Short: "Materialise a frozen workload file (JSONL) from a generator or a dataset",
 	}
-	cmd.AddCommand(newWorkloadRandomCmd(e), newWorkloadFromJSONLCmd(e), newWorkloadShareGPTCmd(e), newWorkloadDatasetCmd(e), newWorkloadInfoCmd(e))
+	cmd.AddCommand(newWorkloadRandomCmd(e), newWorkloadFromJSONLCmd(e), newWorkloadShareGPTCmd(e), newWorkloadDatasetCmd(e), newWorkloadTraceCmd(e), newWorkloadInfoCmd(e))
 	return cmd
-}
-
-// registerOutput adds the flags every generating subcommand shares; with
-// tok, also --tokenizer as the imports use it.
-func registerOutput(c *cobra.Command, o *flagopts.Output, tok bool) {
-	fs := c.Flags()
-	fs.StringVar(&o.Path, "out", "", "workload file to write (required; - for stdout)")
-	fs.BoolVar(&o.Force, "force", false, "overwrite --out if it exists")
-	fs.BoolVar(&o.FixedLength, "fixed-length", true, "ask engines for exactly max_tokens tokens (ignore_eos/min_tokens)")
-	fs.Float64Var(&o.Temperature, "temperature", 0, "sampling temperature sent with every request (always sent)")
-	fs.Float64Var(&o.TopP, "top-p", 1, "top_p, sent only when given")
-	fs.IntVar(&o.TopK, "top-k", -1, "top_k, sent only when given")
-	fs.BoolVar(&o.RequestSeeds, "request-seeds", true, "with --temperature > 0, give each request its own sampling seed derived from --seed")
-	if tok {
-		fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: count prompt lengths exactly (else characters/4)")
-	}
-	o.Changed = fs.Changed
-	_ = c.MarkFlagRequired("out")
 }
 
 func newWorkloadRandomCmd(e *env) *cobra.Command {
@@ -59,7 +41,7 @@ func newWorkloadRandomCmd(e *env) *cobra.Command {
 	f.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: prompts of exact length under it (docs/workload.md: Real text)")
 	f.StringVar(&prompt, "prompt", "", "prompt form: ids (default without --tokenizer), text or chat (default with it)")
 	f.StringVar(&template, "chat-template", "", "Jinja chat template: render chat prompts client-side and send them as text")
-	registerOutput(cmd, &o, false)
+	o.Register(cmd, false)
 	for _, n := range []string{"num", "input-len", "output-len"} {
 		_ = cmd.MarkFlagRequired(n)
 	}
@@ -79,7 +61,7 @@ func newWorkloadFromJSONLCmd(e *env) *cobra.Command {
 	}
 	cmd.Flags().IntVar(&opts.OutputLen, "output-len", 0, "max_tokens for every request, overriding the file (0: from the file)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 0, "seed for per-request sampling seeds")
-	registerOutput(cmd, &o, true)
+	o.Register(cmd, true)
 	return cmd
 }
 
@@ -101,7 +83,7 @@ func newWorkloadShareGPTCmd(e *env) *cobra.Command {
 	f.IntVar(&opts.MinLen, "min-len", opts.MinLen, "skip prompts or replies shorter than this many approximate tokens (0: off)")
 	f.IntVar(&opts.MaxInputLen, "max-input-len", opts.MaxInputLen, "skip prompts longer than this many approximate tokens (0: off)")
 	f.IntVar(&opts.MaxTotalLen, "max-total-len", opts.MaxTotalLen, "skip prompt+reply longer than this many approximate tokens (0: off)")
-	registerOutput(cmd, &o, true)
+	o.Register(cmd, true)
 	return cmd
 }
 
@@ -129,21 +111,53 @@ func newWorkloadDatasetCmd(e *env) *cobra.Command {
 	f.BoolVar(&d.MultiTurn, "multi-turn", false, "every user turn a request of one per-conversation session")
 	f.IntVar(&d.Num, "num", 0, "keep N records after a seeded shuffle (0: all, file order)")
 	f.Uint64Var(&d.Seed, "seed", 0, "seed for the shuffle and per-request sampling seeds")
-	registerOutput(cmd, &o, true)
+	o.Register(cmd, true)
+	return cmd
+}
+
+func newWorkloadTraceCmd(e *env) *cobra.Command {
+	var o flagopts.Output
+	var prompt string
+	t := workload.TraceSpec{BlockSize: workload.DefaultTraceBlockSize, TimeScale: 1, Vocab: workload.DefaultVocab}
+	cmd := &cobra.Command{
+		Use:   "trace FILE",
+		Short: "Replay a Mooncake or Azure request trace: its lengths, arrival times and shared prefixes",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return o.Trace(c.Context(), e.stdout, e.stderr, args[0], t, prompt, e.warn)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&t.Format, "format", "", "mooncake (JSONL or Parquet, gzip read too) or azure (CSV) (required)")
+	f.IntVar(&t.BlockSize, "block-size", t.BlockSize, "tokens per Mooncake hash id")
+	f.Float64Var(&t.TimeScale, "time-scale", 1, "arrival offsets are trace time × this (0.1 replays 10× faster)")
+	f.Float64Var(&t.StartS, "start", 0, "leave out the trace's first seconds; offsets count from there")
+	f.IntVar(&t.Limit, "limit", 0, "keep at most N requests (0: all)")
+	f.Uint64Var(&t.Seed, "seed", 0, "seed of the prompts' token ids (or text) and sampling seeds")
+	f.IntVar(&t.Vocab, "vocab", t.Vocab, "token ids are in [3, vocab): give the model's vocabulary size")
+	f.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: text prompts of exact length (--prompt text)")
+	f.StringVar(&prompt, "prompt", "", "ids (default without --tokenizer) or text")
+	o.Register(cmd, false)
 	return cmd
 }
 
 func newWorkloadInfoCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var format string
+	cmd := &cobra.Command{
 		Use:   "info FILE",
 		Short: "Validate a workload file and print its hash and length summary",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if format != "text" && format != "json" {
+				return usagef("--format %q: want text or json", format)
+			}
 			w, err := workload.Load(args[0])
 			if err != nil {
 				return err
 			}
-			return present.WriteWorkloadInfo(e.stdout, w)
+			return present.WorkloadInfo(e.stdout, w, format)
 		},
 	}
+	cmd.Flags().StringVar(&format, "format", "text", "text or json")
+	return cmd
 }

@@ -261,6 +261,32 @@ func (d *Dir) create(name string, flags int) (*os.File, error) {
 	return f, nil
 }
 
+// Create opens name for writing from its start (emptied), creating it
+// when missing: a file another process writes into (a child's log).
+func (d *Dir) Create(name string) (*os.File, error) { return d.create(name, os.O_TRUNC) }
+
+// Claim tells the OnCreate function of name and checks it as a write
+// would, then returns its path: for a file a library writes by path (a
+// merge's records) in a folder the run made itself.
+func (d *Dir) Claim(name string) (string, error) {
+	rel, err := d.rel(name)
+	if err != nil {
+		return "", err
+	}
+	if dir := path.Dir(rel); dir != "." {
+		if err := d.mkdirAll(dir); err != nil {
+			return "", err
+		}
+	}
+	if err := d.check(rel); err != nil {
+		return "", err
+	}
+	if err := d.tell(rel, false); err != nil {
+		return "", err
+	}
+	return filepath.Join(d.path, filepath.FromSlash(rel)), nil
+}
+
 // OpenAppend opens name for appending (a log), creating it when missing.
 func (d *Dir) OpenAppend(name string) (*os.File, error) { return d.create(name, os.O_APPEND) }
 

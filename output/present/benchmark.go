@@ -27,6 +27,7 @@ func WriteBenchmarkText(w io.Writer, r *result.Result) error {
 	if !r.StartedAt.IsZero() && !r.EndedAt.IsZero() {
 		fmt.Fprintf(tw, "ran\t%s .. %s\n", r.StartedAt.UTC().Format(time.RFC3339), r.EndedAt.UTC().Format(time.RFC3339))
 	}
+	writeShards(tw, r)
 	if r.Incomplete {
 		fmt.Fprintf(tw, "status\tINCOMPLETE (interrupted)\n")
 	}
@@ -77,9 +78,13 @@ func WriteBenchmarkText(w io.Writer, r *result.Result) error {
 	if s.LengthMismatches > 0 {
 		fmt.Fprintf(tw, "length mismatches\t%d\n", s.LengthMismatches)
 	}
+	writePrefixReuse(tw, r) // tracereuse.go
 	writeRequestChecks(tw, &s)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", table.Escape(n))
 	}
 	_, err := fmt.Fprintf(w, "warnings: %d (see result file and stderr)\n", len(r.Warnings))
 	return err
@@ -115,6 +120,7 @@ func WriteWorkloadInfo(w io.Writer, wl *workload.Workload) error {
 	}
 	_, err := fmt.Fprintf(w, "max_tokens  %s tokens\nfixed       %d of %d\narrivals    %d of %d\n",
 		intStats(st.MaxTokens), st.FixedLen, n, st.WithArrive, n)
+	writeTraceInfo(w, wl) // workloadinfo.go
 	return err
 }
 

@@ -282,6 +282,9 @@ func Headline(rep *compare.Report) []string {
 		}
 		out = append(out, "metrics are shown but no claim that one system is faster holds across these differences")
 	}
+	if s := rep.Inputs.Sentence(); s != "" {
+		out = append(out, "inputs: "+s)
+	}
 	w := rep.Workload
 	sha := abbrevSHA(w.SHA256A)
 	if w.SHA256B != w.SHA256A {

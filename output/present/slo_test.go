@@ -57,3 +57,40 @@ func TestBenchmarkTextSLO(t *testing.T) {
 		}
 	}
 }
+
+// TestCapacityReasons: below the first step always says why; a step
+// missed through failed requests says they count as misses, with the
+// value of the successful ones, and the table notes how failures count;
+// a plain miss above capacity keeps the short status.
+func TestCapacityReasons(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	slo, _ := result.ParseSLO("ttft_ms:p99<=3000")
+	byFailures := result.ThresholdResult{Threshold: slo[0], Samples: 16, Failed: 1, ValueOK: f(249.4)}
+	slow := result.ThresholdResult{Threshold: slo[0], Samples: 16, Value: f(3412)}
+	for _, tc := range []struct {
+		c    result.CapacityResult
+		want string
+	}{
+		{result.CapacityResult{Status: result.CapacityBelowFirst, FailedAt: f(1), Missed: []result.ThresholdResult{byFailures}, FailedRequests: 1},
+			"below the first step (missed at 1: ttft_ms:p99<=3000, 1 of 16 requests failed and count as misses; the successful ones alone: 249.4 ms)"},
+		{result.CapacityResult{Status: result.CapacityBelowFirst, FailedAt: f(1), Missed: []result.ThresholdResult{slow}},
+			"below the first step (missed at 1: ttft_ms:p99<=3000 was 3412 ms)"},
+		{result.CapacityResult{Status: result.CapacityReached, Load: f(2), FailedAt: f(4), Missed: []result.ThresholdResult{slow}}, "reached"},
+		{result.CapacityResult{Status: result.CapacityReached, Load: f(2), FailedAt: f(4), Missed: []result.ThresholdResult{byFailures}, FailedRequests: 1},
+			"reached (missed at 4: ttft_ms:p99<=3000, 1 of 16 requests failed and count as misses; the successful ones alone: 249.4 ms)"},
+	} {
+		if got := capacityStatus(tc.c); got != tc.want {
+			t.Errorf("got  %q\nwant %q", got, tc.want)
+		}
+	}
+	rows := []compare.CapacityRow{{Side: "b", Path: "b.json", Kind: "concurrency", CapacityResult: result.CapacityResult{
+		Status: result.CapacityBelowFirst, FailedAt: f(1), Missed: []result.ThresholdResult{byFailures}, FailedRequests: 1}}}
+	tab := sloTable(&compare.SLOReport{Objective: slo.String(), Capacity: rows})
+	if !strings.Contains(strings.Join(tab.Notes, "\n"), FailuresAsMisses) {
+		t.Errorf("notes %q", tab.Notes)
+	}
+	rows[0].FailedRequests, rows[0].Missed = 0, []result.ThresholdResult{slow}
+	if tab = sloTable(&compare.SLOReport{Objective: slo.String(), Capacity: rows}); strings.Contains(strings.Join(tab.Notes, "\n"), FailuresAsMisses) {
+		t.Errorf("notes without failures %q", tab.Notes)
+	}
+}

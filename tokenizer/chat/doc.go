@@ -1,40 +1,36 @@
-// Package chat renders chat templates written in a subset of Jinja, enough
-// for the ChatML/Qwen, Llama 3, Phi-3 and Gemma templates found in
-// tokenizer_config.json files, so that a workload can build the exact text
-// a serving engine builds before tokenizing a chat request.
+// Package chat renders the Jinja chat templates of model tokenizer
+// configurations, so that a workload can build the exact text a serving
+// engine builds before tokenizing a chat request. Every template bundled
+// with the test data renders byte for byte as the reference renders it
+// (Python's Jinja2 set up as Hugging Face's apply_chat_template sets it
+// up, which vLLM and SGLang use), errors included.
 //
-// Rendering follows Hugging Face transformers: the Jinja environment has
-// trim_blocks and lstrip_blocks on (a newline right after a block or comment
-// tag is dropped; spaces and tabs before a block tag at the start of a line
-// are dropped), and "-" on a tag side strips all whitespace on that side.
+// Rendering follows that set-up: trim_blocks and lstrip_blocks, "-"
+// whitespace control, the loopcontrols extension ({% break %},
+// {% continue %}), a {% generation %} block that renders its body,
+// tojson as json.dumps(ensure_ascii=False), raise_exception(msg) and
+// strftime_now(format). The immutable sandbox is kept: list.append,
+// dict.update and the like are errors.
 //
-// The supported subset:
+// The language covered: {{ }}, {% %}, {# #}; if/elif/else, for (with
+// else, a loop filter "for x in y if c", unpacking, loop.index,
+// index0, first, last, length, revindex, previtem, nextitem, cycle),
+// set (names, ns.attr, blocks), macro (defaults, keyword arguments),
+// call blocks with caller(), filter blocks; literals (strings, numbers,
+// lists, tuples, dicts), arithmetic with Python's floor division and
+// modulo, string and list repetition, comparisons, in, and/or/not,
+// conditional expressions, attribute and index access, slices with steps;
+// the filters, tests and string/dict/list methods chat templates use (see
+// knownFilters, knownTests, knownMethods). Dicts keep insertion order, as
+// Python's. An undefined name prints as "" and is false; using an
+// attribute of it, or adding it, is an error naming it, as in Jinja2.
+// trim and strip remove Unicode whitespace as Python's str.strip does.
 //
-//   - tags: {{ expr }}, {% stmt %}, {# comment #}, with "-" whitespace control
-//   - statements: if / elif / else / endif; for x in expr (also "for k, v in
-//     expr") / else / endfor; set name = expr; set ns.attr = expr
-//   - loop variables: loop.index, loop.index0, loop.first, loop.last,
-//     loop.length, loop.revindex, loop.revindex0
-//   - literals: strings ('…', "…" with \n \t \\ \' \" escapes), integers,
-//     true/false/none (any case), lists [..], dicts {k: v}
-//   - operators: + - * / // % ~, == != < > <= >=, in, not in, and, or, not,
-//     x if c else y, attribute (a.b), index (a[i], negative i), slice
-//     (a[i:j], a[::-1])
-//   - filters: trim, length, count, lower, upper, string, first, last,
-//     join(sep), default(v), items, tojson (indent=N), reject/select(test, arg)
-//   - tests (x is [not] T): defined, undefined, none, string, number,
-//     integer, mapping, iterable, sequence, boolean, true, false, equalto/eq
-//   - functions: raise_exception(msg) (rendering fails with msg),
-//     namespace(k=v, …), range(n)
-//   - string methods: strip, lstrip, rstrip, lower, upper, startswith,
-//     endswith, split, replace; dict methods: items, get, keys, values
-//
-// Everything else (macros, call blocks, set blocks, filters and functions
-// not listed, strftime_now, …) is refused when the template is parsed, with
-// an error naming the template file and line.
-//
-// Values are Go values: string, int, float64, bool, nil (none), []any,
-// map[string]any; an undefined name renders as "" and is false. Dicts are
-// iterated, printed and serialized in sorted key order (Python keeps
-// insertion order; the messages built here have no such ambiguity).
+// A template is untrusted computation: rendering counts steps (5,000,000
+// statements, loop iterations and expressions), nesting (256) and output
+// (64 MiB, also the limit of any one string value), stops when its
+// context is done, and never lets a panic escape; parsing bounds nesting
+// (200), so a 4 MB template cannot exhaust the stack. Anything outside
+// the language above is refused when the template is parsed, with an
+// error naming the template file and line.
 package chat

@@ -1,314 +1,244 @@
 package chat
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
-	"unicode/utf8"
+	"unicode"
 )
 
-const pySpace = " \t\n\r\v\f"
+// raised is the message of raise_exception.
+type raised string
 
-func (r *renderer) filter(e *expr) (any, error) {
-	vals, err := r.evalAll(e.args)
-	if err != nil {
-		return nil, err
+func (m raised) Error() string { return string(m) }
+
+// builtin is a global function.
+type builtin func(r *renderer, args []any, kw map[string]any) (any, error)
+
+var builtinFuncs map[string]builtin
+
+func init() {
+	builtinFuncs = map[string]builtin{
+		"raise_exception": func(r *renderer, args []any, _ map[string]any) (any, error) {
+			msg := ""
+			if len(args) > 0 {
+				msg = str(args[0])
+			}
+			return nil, raised(msg)
+		},
+		"namespace": func(_ *renderer, args []any, kw map[string]any) (any, error) {
+			ns := namespace{}
+			for _, a := range args {
+				if d, ok := a.(*dict); ok {
+					for _, k := range d.keys {
+						ns[k] = d.m[k]
+					}
+				}
+			}
+			for k, v := range kw {
+				ns[k] = v
+			}
+			return ns, nil
+		},
+		"dict": func(_ *renderer, _ []any, kw map[string]any) (any, error) {
+			d := newDictOf()
+			keys := make([]string, 0, len(kw))
+			for k := range kw {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				d.set(k, kw[k])
+			}
+			return d, nil
+		},
+		"range":        rangeFunc,
+		"strftime_now": strftimeNow,
 	}
-	x, args := vals[0], vals[1:]
-	name := e.val.(string)
-	switch name {
-	case "trim":
-		return strings.Trim(str(x), pySpace), nil
-	case "lower":
-		return strings.ToLower(str(x)), nil
-	case "upper":
-		return strings.ToUpper(str(x)), nil
-	case "string":
-		return str(x), nil
-	case "length", "count":
-		return length(x)
-	case "default":
-		if _, undef := x.(undefined); undef && len(args) > 0 {
-			return args[0], nil
-		}
-		return x, nil
-	case "first", "last":
-		items, err := iterate(x)
-		if err != nil || len(items) == 0 {
-			return undefined{}, err
-		}
-		if name == "first" {
-			return items[0], nil
-		}
-		return items[len(items)-1], nil
-	case "join":
-		return r.join(e, x, args)
-	case "items":
-		return items(x)
-	case "tojson":
-		return r.tojson(e, x)
-	case "reject", "select":
-		return r.selectFilter(e, x, args, name == "select")
-	}
-	return nil, r.errorf(e.line, "unsupported filter %q", name)
 }
 
-func length(x any) (any, error) {
-	switch x := x.(type) {
-	case string:
-		return utf8.RuneCountInString(x), nil
-	case []any:
-		return len(x), nil
-	case map[string]any:
-		return len(x), nil
-	case undefined:
-		return 0, nil
-	}
-	return nil, fmt.Errorf("object of type %s has no length", typeName(x))
-}
-
-func (r *renderer) join(e *expr, x any, args []any) (any, error) {
-	items, err := iterate(x)
-	if err != nil {
-		return nil, r.errorf(e.line, "join: %v", err)
-	}
-	sep := ""
-	if len(args) > 0 {
-		sep = str(args[0])
-	}
-	parts := make([]string, len(items))
-	for i, it := range items {
-		parts[i] = str(it)
-	}
-	return strings.Join(parts, sep), nil
-}
-
-func items(x any) (any, error) {
-	m, ok := x.(map[string]any)
-	if !ok {
-		if ns, isNS := x.(namespace); isNS {
-			m, ok = map[string]any(ns), true
+func rangeFunc(_ *renderer, args []any, _ map[string]any) (any, error) {
+	var b [3]int
+	b[2] = 1
+	for i, a := range args {
+		n, ok := a.(int)
+		if !ok || i > 2 {
+			return nil, fmt.Errorf("range takes up to three integers")
 		}
+		b[i] = n
 	}
-	if !ok {
-		return nil, fmt.Errorf("items: %s is not a dict", typeName(x))
+	lo, hi, step := 0, b[0], b[2]
+	if len(args) >= 2 {
+		lo, hi = b[0], b[1]
 	}
-	out := make([]any, 0, len(m))
-	for _, k := range sortedKeys(m) {
-		out = append(out, []any{k, m[k]})
+	if step == 0 {
+		return nil, fmt.Errorf("range() arg 3 must not be zero")
+	}
+	if n := (hi - lo) / step; n > 1<<20 {
+		return nil, fmt.Errorf("range of %d items exceeds the limit %d", n, 1<<20)
+	}
+	var out []any
+	for i := lo; (step > 0 && i < hi) || (step < 0 && i > hi); i += step {
+		out = append(out, i)
 	}
 	return out, nil
 }
 
-// tojson renders JSON as Python's json.dumps does by default (", " and
-// ": " separators, non-ASCII kept); indent=N is supported.
-func (r *renderer) tojson(e *expr, x any) (any, error) {
-	indent := ""
-	if ie, ok := e.kw["indent"]; ok {
-		v, err := r.eval(ie)
-		n, isInt := v.(int)
-		if err != nil || !isInt {
-			return nil, r.errorf(e.line, "tojson: indent must be an integer")
-		}
-		indent = strings.Repeat(" ", n)
+// strftimeNow formats the renderer's time with a C strftime format.
+func strftimeNow(r *renderer, args []any, _ map[string]any) (any, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("strftime_now takes one format")
 	}
+	f, _ := args[0].(string)
+	t := r.now
 	var b strings.Builder
-	if err := writeJSON(&b, x, indent, ""); err != nil {
-		return nil, r.errorf(e.line, "tojson: %v", err)
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' || i+1 == len(f) {
+			b.WriteByte(f[i])
+			continue
+		}
+		i++
+		switch f[i] {
+		case 'Y':
+			fmt.Fprintf(&b, "%04d", t.Year())
+		case 'y':
+			fmt.Fprintf(&b, "%02d", t.Year()%100)
+		case 'm':
+			fmt.Fprintf(&b, "%02d", int(t.Month()))
+		case 'd':
+			fmt.Fprintf(&b, "%02d", t.Day())
+		case '-':
+			if i+1 < len(f) && f[i+1] == 'd' {
+				i++
+				fmt.Fprintf(&b, "%d", t.Day())
+			}
+		case 'B':
+			b.WriteString(t.Month().String())
+		case 'b':
+			b.WriteString(t.Month().String()[:3])
+		case 'A':
+			b.WriteString(t.Weekday().String())
+		case 'a':
+			b.WriteString(t.Weekday().String()[:3])
+		case 'H':
+			fmt.Fprintf(&b, "%02d", t.Hour())
+		case 'M':
+			fmt.Fprintf(&b, "%02d", t.Minute())
+		case 'S':
+			fmt.Fprintf(&b, "%02d", t.Second())
+		case '%':
+			b.WriteByte('%')
+		default:
+			b.WriteByte('%')
+			b.WriteByte(f[i])
+		}
 	}
 	return b.String(), nil
 }
 
-func writeJSON(b *strings.Builder, x any, indent, cur string) error {
-	open := func(c string) string {
-		if indent == "" {
-			return c
-		}
-		return c + "\n" + cur + indent
-	}
-	sep := ", "
-	if indent != "" {
-		sep = ",\n" + cur + indent
-	}
-	closeWith := func(c string) string {
-		if indent == "" {
-			return c
-		}
-		return "\n" + cur + c
-	}
-	switch v := x.(type) {
-	case []any:
-		if len(v) == 0 {
-			b.WriteString("[]")
-			return nil
-		}
-		b.WriteString(open("["))
-		for i, it := range v {
-			if i > 0 {
-				b.WriteString(sep)
-			}
-			if err := writeJSON(b, it, indent, cur+indent); err != nil {
-				return err
-			}
-		}
-		b.WriteString(closeWith("]"))
-	case map[string]any:
-		if len(v) == 0 {
-			b.WriteString("{}")
-			return nil
-		}
-		b.WriteString(open("{"))
-		for i, k := range sortedKeys(v) {
-			if i > 0 {
-				b.WriteString(sep)
-			}
-			writeJSONString(b, k)
-			b.WriteString(": ")
-			if err := writeJSON(b, v[k], indent, cur+indent); err != nil {
-				return err
-			}
-		}
-		b.WriteString(closeWith("}"))
-	case string:
-		writeJSONString(b, v)
-	case nil, undefined:
-		b.WriteString("null")
-	case bool:
-		b.WriteString(map[bool]string{true: "true", false: "false"}[v])
-	case int, float64:
-		b.WriteString(str(v))
-	default:
-		return fmt.Errorf("cannot encode %s", typeName(x))
-	}
-	return nil
-}
-
-func writeJSONString(b *strings.Builder, s string) {
-	var buf strings.Builder
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	b.WriteString(strings.TrimSuffix(buf.String(), "\n"))
-}
-
-// selectFilter is select/reject with a test name and optional argument.
-func (r *renderer) selectFilter(e *expr, x any, args []any, keep bool) (any, error) {
-	list, err := iterate(x)
+// call evaluates f(args): a global function, a macro or caller().
+func (r *renderer) call(e *expr) (any, error) {
+	fn, err := r.eval(e.args[0])
 	if err != nil {
-		return nil, r.errorf(e.line, "%v", err)
+		return nil, err
 	}
-	if len(args) == 0 {
-		return nil, r.errorf(e.line, "select/reject needs a test name")
+	args, err := r.evalAll(e.args[1:])
+	if err != nil {
+		return nil, err
 	}
-	name := str(args[0])
-	if !knownTests[name] {
-		return nil, r.errorf(e.line, "unsupported test %q", name)
+	kw, err := r.evalKw(e.kw)
+	if err != nil {
+		return nil, err
 	}
-	var out []any
-	for _, it := range list {
-		ok, err := runTest(name, it, args[1:])
-		if err != nil {
+	switch f := fn.(type) {
+	case builtin:
+		v, err := f(r, args, kw)
+		var msg raised
+		switch {
+		case errors.As(err, &msg):
+			return nil, fmt.Errorf("chat template %s:%d: %w: %s", r.name, e.line, errRaised, string(msg))
+		case err != nil && !strings.HasPrefix(err.Error(), "chat template "):
 			return nil, r.errorf(e.line, "%v", err)
 		}
-		if ok == keep {
-			out = append(out, it)
-		}
+		return v, err
+	case *macro:
+		return r.callMacro(f, args, kw, e.line)
+	case undefined:
+		return nil, r.errorf(e.line, "%s", f.hint)
 	}
-	return out, nil
+	return nil, r.errorf(e.line, "'%s' object is not callable", typeName(fn))
 }
 
-func (r *renderer) test(e *expr) (any, error) {
-	vals, err := r.evalAll(e.args)
-	if err != nil {
-		return nil, err
+// callMacro runs a macro with its own scope over the globals.
+func (r *renderer) callMacro(m *macro, args []any, kw map[string]any, line int) (any, error) {
+	n := m.n
+	if len(args) > len(n.params) {
+		return nil, r.errorf(line, "macro '%s' takes not more than %d argument(s)", n.name, len(n.params))
 	}
-	ok, err := runTest(e.val.(string), vals[0], vals[1:])
-	if err != nil {
-		return nil, r.errorf(e.line, "%v", err)
-	}
-	return ok != e.not, nil
-}
-
-func runTest(name string, x any, args []any) (bool, error) {
-	switch name {
-	case "defined":
-		_, undef := x.(undefined)
-		return !undef, nil
-	case "undefined":
-		_, undef := x.(undefined)
-		return undef, nil
-	case "none":
-		return x == nil, nil
-	case "string":
-		_, ok := x.(string)
-		return ok, nil
-	case "number":
-		_, isInt := x.(int)
-		_, isFloat := x.(float64)
-		return isInt || isFloat, nil
-	case "integer":
-		_, ok := x.(int)
-		return ok, nil
-	case "boolean":
-		_, ok := x.(bool)
-		return ok, nil
-	case "mapping":
-		_, ok := x.(map[string]any)
-		_, isNS := x.(namespace)
-		return ok || isNS, nil
-	case "iterable", "sequence":
-		switch x.(type) {
-		case string, []any, map[string]any:
-			return true, nil
-		}
-		return false, nil
-	case "true", "false":
-		b, ok := x.(bool)
-		return ok && b == (name == "true"), nil
-	case "equalto", "eq":
-		if len(args) != 1 {
-			return false, fmt.Errorf("test %s needs one argument", name)
-		}
-		return equal(x, args[0]), nil
-	}
-	return false, fmt.Errorf("unsupported test %q", name)
-}
-
-func (r *renderer) call(e *expr) (any, error) {
-	args, err := r.evalAll(e.args)
-	if err != nil {
-		return nil, err
-	}
-	switch e.val.(string) {
-	case "raise_exception":
-		msg := ""
-		if len(args) > 0 {
-			msg = str(args[0])
-		}
-		return nil, fmt.Errorf("chat template %s:%d: %w: %s", r.name, e.line, errRaised, msg)
-	case "namespace":
-		ns := namespace{}
-		for k, ve := range e.kw {
-			v, err := r.eval(ve)
+	scope := map[string]any{}
+	for i, p := range n.params {
+		switch v, ok := kw[p]; {
+		case i < len(args):
+			scope[p] = args[i]
+		case ok:
+			scope[p] = v
+		case n.defaults[i] != nil:
+			d, err := r.eval(n.defaults[i])
 			if err != nil {
 				return nil, err
 			}
-			ns[k] = v
+			scope[p] = d
+		default:
+			scope[p] = undefined{hint: fmt.Sprintf("'%s' is undefined", p)}
 		}
-		return ns, nil
-	case "range":
-		n, ok := 0, len(args) == 1
-		if ok {
-			n, ok = args[0].(int)
-		}
-		if !ok || n > 1<<20 {
-			return nil, r.errorf(e.line, "range takes one integer up to 2^20")
-		}
-		out := make([]any, max(n, 0))
-		for i := range out {
-			out[i] = i
-		}
-		return out, nil
 	}
-	return nil, r.errorf(e.line, "unsupported function %q", e.val)
+	scope[n.name] = m
+	if len(r.caller) > 0 {
+		cb := r.caller[len(r.caller)-1]
+		scope["caller"] = builtin(func(r *renderer, args []any, _ map[string]any) (any, error) {
+			inner := map[string]any{}
+			for i, p := range cb.params {
+				if i < len(args) {
+					inner[p] = args[i]
+				}
+			}
+			saved := r.caller
+			r.caller = nil
+			r.scopes = append(r.scopes, inner)
+			s, err := r.capture(cb.body)
+			r.scopes = r.scopes[:len(r.scopes)-1]
+			r.caller = saved
+			return s, err
+		})
+	}
+	saved := r.scopes
+	r.scopes = []map[string]any{saved[0], scope}
+	savedCaller := r.caller
+	r.caller = nil
+	s, err := r.capture(n.body)
+	r.scopes, r.caller = saved, savedCaller
+	return s, err
+}
+
+// pyIsSpace is Python's str.isspace for one rune.
+func pyIsSpace(c rune) bool {
+	return unicode.IsSpace(c) || (c >= 0x1c && c <= 0x1f)
+}
+
+// pyStrip is Python's str.strip/lstrip/rstrip: Unicode whitespace, or the
+// characters of chars.
+func pyStrip(s string, chars *string, left, right bool) string {
+	cut := pyIsSpace
+	if chars != nil {
+		set := *chars
+		cut = func(c rune) bool { return strings.ContainsRune(set, c) }
+	}
+	if left {
+		s = strings.TrimLeftFunc(s, cut)
+	}
+	if right {
+		s = strings.TrimRightFunc(s, cut)
+	}
+	return s
 }

@@ -19,6 +19,9 @@ type node interface{}
 
 type textNode struct{ text string }
 
+// blockNode renders its body (the generation block).
+type blockNode struct{ body []node }
+
 type outputNode struct {
 	e    *expr
 	line int
@@ -30,6 +33,7 @@ type ifNode struct {
 }
 
 type forNode struct {
+	cond     *expr // "for x in y if cond"
 	vars     []string
 	iter     *expr
 	body     []node
@@ -38,9 +42,39 @@ type forNode struct {
 }
 
 type setNode struct {
-	name, attr string // attr set for "set ns.attr = …"
-	e          *expr
-	line       int
+	names []string // one name, or several to unpack ("set a, b = …")
+	attr  string   // set for "set ns.attr = …"
+	e     *expr
+	body  []node // "set name %}…{% endset": the rendered body
+	line  int
+}
+
+type macroNode struct {
+	name     string
+	params   []string
+	defaults []*expr // nil where a parameter has no default
+	body     []node
+	line     int
+}
+
+// callNode is "call(params) macro(args) %}body{% endcall": the body is
+// the macro's caller().
+type callNode struct {
+	call   *expr
+	params []string
+	body   []node
+	line   int
+}
+
+// filterNode is "filter f(args) %}body{% endfilter".
+type filterNode struct {
+	f    *expr // a filter expression whose first argument is the body
+	body []node
+}
+
+type loopControl struct {
+	brk  bool
+	line int
 }
 
 // expr is an expression node; op says which fields are used.
@@ -54,10 +88,15 @@ type expr struct {
 }
 
 var (
-	knownFilters = set("trim", "length", "count", "lower", "upper", "string", "first", "last", "join", "default", "items", "tojson", "reject", "select")
-	knownTests   = set("defined", "undefined", "none", "string", "number", "integer", "mapping", "iterable", "sequence", "boolean", "true", "false", "equalto", "eq")
-	knownFuncs   = set("raise_exception", "namespace", "range")
-	knownMethods = set("strip", "lstrip", "rstrip", "lower", "upper", "startswith", "endswith", "split", "replace", "items", "get", "keys", "values")
+	knownFilters = set("trim", "length", "count", "lower", "upper", "string", "first", "last", "join", "default", "d", "items", "tojson",
+		"reject", "select", "selectattr", "rejectattr", "map", "list", "safe", "e", "escape", "dictsort", "indent", "unique", "replace",
+		"sort", "int", "float", "abs", "capitalize", "title", "reverse", "sum", "max", "min", "wordcount", "from_json", "fromjson", "round", "batch")
+	knownTests = set("defined", "undefined", "none", "string", "number", "integer", "float", "mapping", "iterable", "sequence", "boolean",
+		"true", "false", "equalto", "eq", "ne", "gt", "ge", "lt", "le", "greaterthan", "lessthan", "in", "odd", "even", "divisibleby",
+		"sameas", "callable", "lower", "upper")
+	knownMethods = set("strip", "lstrip", "rstrip", "lower", "upper", "title", "capitalize", "startswith", "endswith", "split", "rsplit",
+		"splitlines", "replace", "find", "rfind", "count", "join", "format", "isdigit", "isalpha", "isspace", "islower", "isupper",
+		"items", "get", "keys", "values", "append", "pop", "copy", "update", "index")
 )
 
 func set(names ...string) map[string]bool {
@@ -95,11 +134,13 @@ func Parse(name, src string) (*Template, error) {
 }
 
 type parser struct {
-	name string
-	segs []segment
-	pos  int
-	line int
-	stmt []token // tokens of the statement that ended the last body
+	loops int // enclosing for loops
+	depth int // nested blocks and expressions
+	name  string
+	segs  []segment
+	pos   int
+	line  int
+	stmt  []token // tokens of the statement that ended the last body
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -109,6 +150,10 @@ func (p *parser) errorf(format string, args ...any) error {
 // body parses nodes up to a statement it does not own (endif, else, …),
 // which it returns with its tokens left in p.stmt; "" at the end.
 func (p *parser) body() ([]node, string, error) {
+	if p.depth++; p.depth > maxParseDepth {
+		return nil, "", p.errorf("blocks nested deeper than %d", maxParseDepth)
+	}
+	defer func() { p.depth-- }()
 	var nodes []node
 	for p.pos < len(p.segs) {
 		s := p.segs[p.pos]
@@ -153,7 +198,27 @@ func (p *parser) statement(kw string, toks []token) (node, error) {
 		return p.forStmt(toks)
 	case "set":
 		return p.setStmt(toks)
-	case "elif", "else", "endif", "endfor":
+	case "macro":
+		return p.macroStmt(toks)
+	case "call":
+		return p.callStmt(toks)
+	case "filter":
+		return p.filterStmt(toks)
+	case "generation":
+		body, end, err := p.body()
+		if err != nil {
+			return nil, err
+		}
+		if end != "endgeneration" {
+			return nil, p.errorf("{%% generation %%} not closed by {%% endgeneration %%}")
+		}
+		return blockNode{body}, nil
+	case "break", "continue":
+		if p.loops == 0 {
+			return nil, p.errorf("{%% %s %%} outside a loop", kw)
+		}
+		return loopControl{brk: kw == "break", line: p.line}, nil
+	case "elif", "else", "endif", "endfor", "endmacro", "endcall", "endfilter", "endset", "endgeneration":
 		return nil, nil
 	}
 	return nil, p.errorf("unsupported statement %q", kw)
@@ -206,12 +271,25 @@ func (p *parser) forStmt(toks []token) (node, error) {
 	if i == len(toks) || len(n.vars) == 0 || len(n.vars) > 2 {
 		return nil, p.errorf("bad for statement")
 	}
-	iter, err := p.fullExpr(toks[i+1:])
+	rest := toks[i+1:]
+	for k := len(rest) - 1; k > 0; k-- {
+		if rest[k].kind == 'n' && rest[k].text == "if" && !inlineIf(rest[:k]) {
+			cond, err := p.fullExpr(rest[k+1:])
+			if err != nil {
+				return nil, err
+			}
+			n.cond, rest = cond, rest[:k]
+			break
+		}
+	}
+	iter, err := p.fullExpr(rest)
 	if err != nil {
 		return nil, err
 	}
 	n.iter = iter
+	p.loops++
 	body, end, err := p.body()
+	p.loops--
 	if err != nil {
 		return nil, err
 	}
@@ -228,17 +306,38 @@ func (p *parser) forStmt(toks []token) (node, error) {
 }
 
 func (p *parser) setStmt(toks []token) (node, error) {
-	if len(toks) < 3 || toks[0].kind != 'n' {
-		return nil, p.errorf("unsupported set statement (only set name = expr)")
+	n := setNode{line: p.line}
+	i := 0
+	for ; i < len(toks) && toks[i].kind == 'n'; i++ {
+		n.names = append(n.names, toks[i].text)
+		if i+1 < len(toks) && toks[i+1].text == "," {
+			i++
+			continue
+		}
+		i++
+		break
 	}
-	n := setNode{name: toks[0].text, line: p.line}
-	rest := toks[1:]
-	if len(rest) >= 3 && rest[0].text == "." && rest[1].kind == 'n' {
+	if len(n.names) == 0 {
+		return nil, p.errorf("bad set statement")
+	}
+	rest := toks[i:]
+	if len(n.names) == 1 && len(rest) >= 2 && rest[0].text == "." && rest[1].kind == 'n' {
 		n.attr = rest[1].text
 		rest = rest[2:]
 	}
-	if rest[0].kind != 'o' || rest[0].text != "=" {
-		return nil, p.errorf("unsupported set statement (only set name = expr)")
+	if len(rest) == 0 && len(n.names) == 1 && n.attr == "" { // set block
+		body, end, err := p.body()
+		if err != nil {
+			return nil, err
+		}
+		if end != "endset" {
+			return nil, p.errorf("{%% set %%} block not closed by {%% endset %%}")
+		}
+		n.body = body
+		return n, nil
+	}
+	if len(rest) == 0 || rest[0].kind != 'o' || rest[0].text != "=" {
+		return nil, p.errorf("bad set statement (want set name = expr)")
 	}
 	e, err := p.fullExpr(rest[1:])
 	if err != nil {
@@ -246,6 +345,125 @@ func (p *parser) setStmt(toks []token) (node, error) {
 	}
 	n.e = e
 	return n, nil
+}
+
+// maxParseDepth bounds nested blocks and expressions, so that a hostile
+// template cannot exhaust the stack.
+const maxParseDepth = 200
+
+// inlineIf reports whether toks end inside an unfinished "x if c else y"
+// (an "if" of a loop filter has no "else" after it).
+func inlineIf(toks []token) bool {
+	depth := 0
+	for _, t := range toks {
+		if t.kind == 'o' && (t.text == "(" || t.text == "[" || t.text == "{") {
+			depth++
+		}
+		if t.kind == 'o' && (t.text == ")" || t.text == "]" || t.text == "}") {
+			depth--
+		}
+	}
+	return depth != 0
+}
+
+// macroStmt parses "macro name(a, b=default)".
+func (p *parser) macroStmt(toks []token) (node, error) {
+	if len(toks) < 3 || toks[0].kind != 'n' || toks[1].text != "(" {
+		return nil, p.errorf("bad macro statement")
+	}
+	n := macroNode{name: toks[0].text, line: p.line}
+	var err error
+	if n.params, n.defaults, err = p.params(toks[2:]); err != nil {
+		return nil, err
+	}
+	body, end, err := p.body()
+	if err != nil {
+		return nil, err
+	}
+	if end != "endmacro" {
+		return nil, p.errorf("{%% macro %%} not closed by {%% endmacro %%}")
+	}
+	n.body = body
+	return n, nil
+}
+
+// params parses "a, b=expr)" after the opening parenthesis.
+func (p *parser) params(toks []token) ([]string, []*expr, error) {
+	ep := &exprParser{p: p, toks: toks}
+	var names []string
+	var defs []*expr
+	for !ep.accept('o', ")") {
+		t := ep.peek()
+		if t.kind != 'n' {
+			return nil, nil, p.errorf("bad parameter list")
+		}
+		ep.i++
+		var def *expr
+		if ep.accept('o', "=") {
+			var err error
+			if def, err = ep.expression(); err != nil {
+				return nil, nil, err
+			}
+		}
+		names, defs = append(names, t.text), append(defs, def)
+		if !ep.accept('o', ",") {
+			if err := ep.expect(")"); err != nil {
+				return nil, nil, err
+			}
+			break
+		}
+	}
+	if ep.i < len(toks) {
+		return nil, nil, p.errorf("unexpected %q after the parameters", toks[ep.i].text)
+	}
+	return names, defs, nil
+}
+
+// callStmt parses "call[(params)] expr".
+func (p *parser) callStmt(toks []token) (node, error) {
+	n := callNode{line: p.line}
+	if len(toks) > 0 && toks[0].text == "(" {
+		k := 1
+		for k < len(toks) && toks[k].text != ")" {
+			k++
+		}
+		var err error
+		if n.params, _, err = p.params(toks[1 : k+1]); err != nil {
+			return nil, err
+		}
+		toks = toks[min(k+1, len(toks)):]
+	}
+	e, err := p.fullExpr(toks)
+	if err != nil {
+		return nil, err
+	}
+	n.call = e
+	body, end, err := p.body()
+	if err != nil {
+		return nil, err
+	}
+	if end != "endcall" {
+		return nil, p.errorf("{%% call %%} not closed by {%% endcall %%}")
+	}
+	n.body = body
+	return n, nil
+}
+
+// filterStmt parses "filter name(args)": the filters apply to the body.
+func (p *parser) filterStmt(toks []token) (node, error) {
+	src := append([]token{{'n', "__body__"}, {'o', "|"}}, toks...)
+	e, err := p.fullExpr(src)
+	if err != nil {
+		return nil, err
+	}
+	body, end, err := p.body()
+	if err != nil {
+		return nil, err
+	}
+	if end != "endfilter" {
+		return nil, p.errorf("{%% filter %%} not closed by {%% endfilter %%}")
+	}
+	return filterNode{f: e, body: body}, nil
 }
 
 func (p *parser) exprTag(text string) (*expr, error) {
@@ -306,6 +524,10 @@ func (e *exprParser) node(op string, val any, args ...*expr) *expr {
 }
 
 func (e *exprParser) expression() (*expr, error) {
+	if e.p.depth++; e.p.depth > maxParseDepth {
+		return nil, e.p.errorf("expression nested deeper than %d", maxParseDepth)
+	}
+	defer func() { e.p.depth-- }()
 	x, err := e.or()
 	if err != nil || !e.accept('n', "if") {
 		return x, err
@@ -347,6 +569,10 @@ func (e *exprParser) and() (*expr, error) {
 
 func (e *exprParser) not() (*expr, error) {
 	if e.accept('n', "not") {
+		if e.p.depth++; e.p.depth > maxParseDepth {
+			return nil, e.p.errorf("expression nested deeper than %d", maxParseDepth)
+		}
+		defer func() { e.p.depth-- }()
 		x, err := e.not()
 		if err != nil {
 			return nil, err
@@ -409,6 +635,10 @@ func (e *exprParser) binary(level int) (*expr, error) {
 
 func (e *exprParser) unary() (*expr, error) {
 	if e.accept('o', "-") {
+		if e.p.depth++; e.p.depth > maxParseDepth {
+			return nil, e.p.errorf("expression nested deeper than %d", maxParseDepth)
+		}
+		defer func() { e.p.depth-- }()
 		x, err := e.unary()
 		if err != nil {
 			return nil, err
@@ -465,11 +695,21 @@ func (e *exprParser) primary() (*expr, error) {
 func (e *exprParser) bracketed(open string) (*expr, error) {
 	switch open {
 	case "(":
+		if e.accept('o', ")") {
+			return e.node("list", nil), nil
+		}
 		x, err := e.expression()
 		if err != nil {
 			return nil, err
 		}
-		return x, e.expect(")")
+		if !e.accept('o', ",") {
+			return x, e.expect(")")
+		}
+		rest, err := e.list(")") // a tuple
+		if err != nil {
+			return nil, err
+		}
+		return e.node("list", nil, append([]*expr{x}, rest...)...), nil
 	case "[":
 		items, err := e.list("]")
 		if err != nil {

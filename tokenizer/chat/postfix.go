@@ -31,17 +31,11 @@ func (e *exprParser) postfix(x *expr) (*expr, error) {
 				return nil, err
 			}
 		case e.accept('o', "("):
-			if x.op != "name" {
-				return nil, e.p.errorf("unsupported call of an expression")
-			}
-			if !knownFuncs[x.val.(string)] {
-				return nil, e.p.errorf("unsupported function %q", x.val)
-			}
 			args, kw, err := e.callArgs()
 			if err != nil {
 				return nil, err
 			}
-			c := e.node("call", x.val, args...)
+			c := e.node("call", nil, append([]*expr{x}, args...)...)
 			c.kw = kw
 			x = c
 		default:
@@ -134,7 +128,9 @@ func (e *exprParser) filtersAndTests(x *expr) (*expr, error) {
 		case e.accept('n', "is"):
 			neg := e.accept('n', "not")
 			t := e.peek()
-			if t.kind != 'n' || !knownTests[t.text] {
+			if t.kind == 'n' && (t.text == "none" || t.text == "true" || t.text == "false") {
+				// "is none", "is true": names the lexer reads as literals too
+			} else if t.kind != 'n' || !knownTests[t.text] {
 				return nil, e.p.errorf("unsupported test %q", t.text)
 			}
 			e.i++
@@ -146,7 +142,7 @@ func (e *exprParser) filtersAndTests(x *expr) (*expr, error) {
 					return nil, err
 				}
 				tn.args = append(tn.args, args...)
-			} else if k := e.peek().kind; k == 's' || k == 'i' {
+			} else if k := e.peek().kind; k == 's' || k == 'i' || k == 'f' || (k == 'n' && !isKeyword(e.peek().text)) {
 				arg, err := e.primary() // "x is equalto 3"
 				if err != nil {
 					return nil, err
@@ -158,4 +154,13 @@ func (e *exprParser) filtersAndTests(x *expr) (*expr, error) {
 			return x, nil
 		}
 	}
+}
+
+// isKeyword reports the words that end an operand.
+func isKeyword(w string) bool {
+	switch w {
+	case "and", "or", "not", "if", "else", "in", "is":
+		return true
+	}
+	return false
 }

@@ -3,7 +3,9 @@
 // Command benchtool runs servecmp's end-to-end speed and memory benchmarks
 // (make bench): analyze on generated 1,000,000-kernel exports (kernels
 // alone, and a serving capture with CUDA API and NVTX tables) against the
-// SQLite read floor, and the streaming client against serve-sim.
+// SQLite read floor on 1 and 2 cores, several exports in one call, merge
+// of 1,024 saved rank summaries, and the streaming client against
+// serve-sim.
 package main
 
 import (
@@ -14,7 +16,7 @@ import (
 )
 
 func main() {
-	only := flag.String("only", "", "run one benchmark: analyze or client")
+	only := flag.String("only", "", "run one benchmark: analyze, merge or client")
 	write := flag.String("write", "", "internal: write the analyze export FILE=PATH and exit")
 	flag.Parse()
 	if file, path, ok := strings.Cut(*write, "="); ok {
@@ -28,7 +30,7 @@ func main() {
 	for _, b := range []struct {
 		name string
 		fn   func() error
-	}{{"analyze", benchAnalyze}, {"client", benchClient}} {
+	}{{"analyze", benchAnalyze}, {"merge", benchMerge}, {"client", benchClient}} {
 		if *only != "" && *only != b.name {
 			continue
 		}

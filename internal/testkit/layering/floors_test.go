@@ -48,7 +48,7 @@ var floors = map[string]floor{
 	"benchmark/result":   f1Models,
 	"benchmark/engine":   f1Models,
 	"check/checkreport":  f1Models,
-	"nsys":               f1Models, // and nsys/internal/fastscan
+	"nsys":               f1Models, // and nsys/internal/fastscan, nsys/internal/pagescan
 	"kineto":             f1Models,
 	"input":              f1Models,
 

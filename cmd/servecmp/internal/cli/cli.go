@@ -5,10 +5,12 @@
 // one line on stderr, prefixed with the program name; a usage error adds
 // a hint to run --help.
 //
-// An error is a usage error when it is a *UsageError, when cobra rejected
-// the flags or positional arguments, or when cobra returned it before any
-// command ran (an unknown command, a required flag not set). Any other
-// error returned by a command's RunE is a failure of the work.
+// An error is a usage error when it is a *UsageError or a
+// *client.SetupError (a choice found missing before a run's load), when
+// cobra rejected the flags or positional arguments, or when cobra
+// returned it before any command ran (an unknown command, a required
+// flag not set). Any other error returned by a command's RunE is a
+// failure of the work.
 package cli
 
 import (
@@ -20,6 +22,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/servecmp/servecmp/benchmark/client"
 
 	"github.com/servecmp/servecmp/internal/redact"
 	"github.com/servecmp/servecmp/output/emit"
@@ -89,12 +93,15 @@ func exitCode(err error) int {
 	return ExitFailure
 }
 
-// isUsage reports whether err is a bad invocation: a usage error, or an
-// error cobra returned before any command ran.
+// isUsage reports whether err is a bad invocation: a usage error, a
+// choice the invocation must make that a run found before its load
+// (client.SetupError: a model among several, a prompt form), or an error
+// cobra returned before any command ran.
 func isUsage(err error) bool {
 	var ue *UsageError
+	var se *client.SetupError
 	var re *runError
-	return errors.As(err, &ue) || !errors.As(err, &re)
+	return errors.As(err, &ue) || errors.As(err, &se) || !errors.As(err, &re)
 }
 
 // typeErrors types the errors of c and its subcommands: flag parse

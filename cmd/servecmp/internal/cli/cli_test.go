@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/servecmp/servecmp/benchmark/client"
 )
 
 func TestOneLine(t *testing.T) {
@@ -40,6 +42,8 @@ func tree() *cobra.Command {
 			return errors.New("it failed\nbadly")
 		case "usage":
 			return Usagef("--n %d: too many", n)
+		case "setup":
+			return fmt.Errorf("step run-b-1: engine b: %w", &client.SetupError{Msg: "the server serves 2 models (m1, m2) and none was chosen: name one with --model"})
 		}
 		return nil
 	}}
@@ -58,6 +62,7 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"do", "fail"}, ExitFailure, "prog: it failed; badly\n"},
 		{[]string{"do", "usage", "--n", "3"}, ExitUsage, "prog: --n 3: too many\nRun 'prog --help' for usage.\n"},
 		{[]string{"do"}, ExitUsage, "arg"},
+		{[]string{"do", "setup"}, ExitUsage, "prog: step run-b-1: engine b: the server serves 2 models (m1, m2) and none was chosen: name one with --model\n"},
 		{[]string{"do", "x", "--n", "x"}, ExitUsage, "--n"},
 		{[]string{"undo"}, ExitUsage, "unknown command"},
 	} {

@@ -57,6 +57,9 @@ type Bench struct {
 	// for none.
 	SLO string
 
+	// Shard holds the sharding flags (benchmark only: Shard.Register).
+	Shard Shard
+
 	// Changed reports whether the flag called name was given, as opposed
 	// to left at its default; nil means none was. It decides the load
 	// mode and which flags the mode would ignore.
@@ -117,6 +120,7 @@ func (b *Bench) Config() (benchmark.Config, error) {
 	cfg.Manifest.ClientHost, _ = os.Hostname()
 	if b.MetricsURL != "none" {
 		cfg.Metrics.URL = cmp.Or(b.MetricsURL, strings.TrimRight(b.URL, "/")+"/metrics")
+		cfg.Metrics.Default = b.MetricsURL == ""
 	}
 	w, err := workload.Load(b.Workload)
 	if err != nil {
@@ -129,6 +133,9 @@ func (b *Bench) Config() (benchmark.Config, error) {
 		}
 	}
 	if err := b.load(w, &cfg); err != nil {
+		return cfg, err
+	}
+	if cfg.Shard, err = b.Shard.Config(); err != nil {
 		return cfg, err
 	}
 	cfg.APIKey, err = ReadAPIKey(b.APIKeyFile)

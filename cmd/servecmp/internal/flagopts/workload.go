@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/internal/atomicfile"
@@ -192,4 +194,22 @@ func TextPromptsFor(tokFile, prompt, templateFile string) (*workload.TextPrompts
 		}
 	}
 	return tp, nil
+}
+
+// Register adds the flags every generating subcommand shares; with
+// tok, also --tokenizer as the imports use it.
+func (o *Output) Register(c *cobra.Command, tok bool) {
+	fs := c.Flags()
+	fs.StringVar(&o.Path, "out", "", "workload file to write (required; - for stdout)")
+	fs.BoolVar(&o.Force, "force", false, "overwrite --out if it exists")
+	fs.BoolVar(&o.FixedLength, "fixed-length", true, "ask engines for exactly max_tokens tokens (ignore_eos/min_tokens)")
+	fs.Float64Var(&o.Temperature, "temperature", 0, "sampling temperature sent with every request (always sent)")
+	fs.Float64Var(&o.TopP, "top-p", 1, "top_p, sent only when given")
+	fs.IntVar(&o.TopK, "top-k", -1, "top_k, sent only when given")
+	fs.BoolVar(&o.RequestSeeds, "request-seeds", true, "with --temperature > 0, give each request its own sampling seed derived from --seed")
+	if tok {
+		fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer.json or GGUF file: count prompt lengths exactly (else characters/4)")
+	}
+	o.Changed = fs.Changed
+	_ = c.MarkFlagRequired("out")
 }
