@@ -10,6 +10,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/engine"
+	"github.com/servecmp/servecmp/benchmark/gputelemetry"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/tokenizer"
@@ -46,6 +47,9 @@ type Config struct {
 
 	// Metrics is the server-metrics scraper; a zero value scrapes nothing.
 	Metrics MetricsConfig
+	// GPU is the GPU telemetry scraper (energy); a zero value scrapes
+	// nothing.
+	GPU GPUConfig
 	// Manifest is what the caller knows of the run; Run adds what it
 	// detects and offers.
 	Manifest ManifestConfig
@@ -87,6 +91,14 @@ type MetricsConfig struct {
 	// detected engine has no metrics endpoint (engine.Dialect.MetricsPath),
 	// and the result says so once (Result.Notes).
 	Default bool
+}
+
+// GPUConfig says which dcgm-exporter endpoints (one per node) report the
+// engine's GPUs, and how often to scrape them between the measured
+// steps' edges.
+type GPUConfig struct {
+	Endpoints []gputelemetry.Endpoint // none = no GPU telemetry
+	Every     time.Duration           // 0 = gputelemetry.DefaultInterval
 }
 
 // ManifestConfig is the caller's part of the manifest.
@@ -131,6 +143,11 @@ func (c *Config) Validate() error {
 	}
 	if err := (&result.Manifest{}).SetAll(c.Manifest.Fields); err != nil {
 		return err
+	}
+	if len(c.GPU.Endpoints) > 0 {
+		if err := (gputelemetry.Config{Endpoints: c.GPU.Endpoints}).Validate(); err != nil {
+			return err
+		}
 	}
 	if c.Shard != nil {
 		return c.Shard.validate(c, time.Now())

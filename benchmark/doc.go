@@ -3,7 +3,8 @@
 // policy (closed loop; open loop with constant, Poisson or gamma
 // arrivals; trace offsets; a concurrency cap; multi-turn sessions), with
 // warmup, steady-state and drain phases, sweeps over offered load, the
-// progress line, client-side token counts and the server-metrics scrape,
+// progress line, client-side token counts, the server-metrics scrape and
+// the GPU telemetry scrape (benchmark/gputelemetry: each step's energy),
 // and returns a complete result.Result.
 //
 // Units: times inside a run are time.Duration from one monotonic start
@@ -23,9 +24,10 @@
 //
 // Run owns a whole invocation: it validates the configuration once
 // (before any request), detects the engine, assembles the manifest once,
-// scrapes the server's metrics over the measured window (first measured
-// step's start to the last one's drain end) and returns the complete
-// Result. Engine dialects (which body fields and endpoints each engine
+// scrapes the server's metrics and the engine's GPUs over the measured
+// window (first measured step's start to the last one's drain end; the
+// GPUs also at each step's edges, for its energy) and returns the
+// complete Result. Engine dialects (which body fields and endpoints each engine
 // accepts) live in benchmark/engine.
 //
 // The package never prints and reads no flags; cmd/servecmp wires it to

@@ -78,6 +78,7 @@ type runner struct {
 	warn    warnings
 	res     *result.Result
 	metrics *metricsRun
+	gpu     *gpuRun
 	starts  []time.Time         // each measured step's t=0
 	clock   *result.ClockOffset // a shard's server-clock probe (shard.go)
 	shard   *result.ShardRef    // on every record of a shard
@@ -127,11 +128,13 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 		return nil, err
 	}
 	r.metrics = startMetrics(ctx, r.metricsConfig())
+	r.gpu = startGPU(ctx, cfg.GPU)
 	warm, err := r.warmup(ctx)
 	if err == nil {
 		err = r.sweep(ctx, warm)
 	}
 	r.metrics.stop()
+	r.gpu.stop()
 	if err != nil {
 		return nil, err
 	}
@@ -367,9 +370,11 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (result.Sweep
 	}
 	cfg.Progress.begin(si, max(len(cfg.SweepValues), 1), len(r.reqs), loadText(&sl))
 	// A counter baseline at the measured phase's start, so that warmup
-	// work is not counted in the window's increase.
-	r.metrics.baseline()
+	// work is not counted in the window's increase; the GPUs are sampled
+	// at both edges of the step.
+	r.edges()
 	out := runStep(ctx, r.client, r.prep, offsets, sl, si, r.record, cfg.Progress, cfg.hooks(si))
+	r.gpu.edge()
 	r.starts = append(r.starts, out.start)
 	if cfg.Shard != nil {
 		r.startShard(out.start)
@@ -381,6 +386,7 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (result.Sweep
 	sum := result.NewSummary(out.recs, out.notSent, !out.interrupted && !out.drainCut)
 	sum.TokenCheck = tokenCheck(cfg.Tokenizer, out.recs, out.caps)
 	sum.SLOResult = result.StepSLO(out.recs, sum.DurationS, cfg.SLO)
+	sum.Energy = r.gpu.energy(out.start, &sum)
 	r.setImpliedReuse(&stepWarn, &sum, &out) // tracecache.go
 	steady, drain := result.SplitPhases(out.recs, out.sendEndS)
 	st := result.SweepStep{Value: v, Load: sl, Summary: sum, Phases: result.Phases{Steady: steady, Drain: drain}, Incomplete: out.interrupted}
@@ -490,11 +496,15 @@ func (r *runner) finish() {
 			res.Warnings[i] = r.client.Redact(w, r.cfg.APIKey)
 		}
 	}()
-	if len(r.starts) == 0 || r.metrics == nil {
+	if len(r.starts) == 0 {
 		return
 	}
 	from := r.starts[0]
 	to := r.starts[len(r.starts)-1].Add(durSeconds(res.Phases.Drain.EndS))
+	r.finishGPU(from, to)
+	if r.metrics == nil {
+		return
+	}
 	sm := r.metrics.result(from, to)
 	res.ServerMetrics = sm
 	res.Warnings = append(res.Warnings, sm.Warnings...)

@@ -55,6 +55,9 @@ func writeName(w *bufio.Writer, set *rules.Set, nvtx bool, name string) {
 // fn is then no longer called, and the reading goroutine ends with the
 // process or the next line.
 func eachLineContext(ctx context.Context, r io.Reader, fn func(string) error) error {
+	if err := ctx.Err(); err != nil {
+		return err // a reader that is already at its end must not win the race
+	}
 	done := make(chan error, 1)
 	var stopped atomic.Bool
 	go func() {

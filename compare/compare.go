@@ -6,7 +6,8 @@
 // every manifest difference and the correctness status, refuses the claim
 // (Comparable false) when the model, workload or resource contract differ
 // without being declared intentional, and compares every summary metric with
-// a test suited to it. Layer 2 shows where each engine spent its GPU time
+// a test suited to it, the runs' GPU energy among them (energy.go: compared,
+// never counted as speed). Layer 2 shows where each engine spent its GPU time
 // (classify.RankSummary per rank), diagnostic only.
 //
 // Units: latencies are milliseconds, throughputs per second, GPU times
@@ -113,6 +114,9 @@ type Report struct {
 	RequestsA []Records `json:"-"`
 	RequestsB []Records `json:"-"`
 	GPU       *GPUTime  `json:"gpu_time,omitempty"`
+	// Energy is the runs' GPU energy and telemetry (energy rows are in
+	// Metrics); nil when no run carries GPU telemetry.
+	Energy *EnergyReport `json:"energy,omitempty"`
 	// SLO is the objective's part (goodput rows are in Metrics); nil
 	// without an SLO.
 	SLO      *SLOReport `json:"slo,omitempty"`

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -63,9 +64,11 @@ type Conclusion struct {
 	// Sentence is the answer in one sentence, as every reading of the
 	// report (text, markdown, HTML, workbook) prints it first.
 	Sentence string `json:"sentence"`
-	// BetterA and BetterB are the metrics on which that side is
+	// BetterA and BetterB are the speed metrics on which that side is
 	// significantly better (verdict a, b); Same those found not
 	// distinguishable (~); NeedMoreRuns those whose runs were too few.
+	// The energy rows (IsEnergyMetric) are in none of them: the sentence
+	// adds their finding separately (withEnergy).
 	BetterA      []string `json:"better_a"`
 	BetterB      []string `json:"better_b"`
 	Same         []string `json:"same"`
@@ -77,7 +80,7 @@ type Conclusion struct {
 // Conclude decides rep's conclusion from its verdicts, contract and
 // correctness status. New sets Report.Conclusion with it.
 func Conclude(rep *Report) Conclusion {
-	g := groupVerdicts(rep.Metrics)
+	g := groupVerdicts(speedRows(rep.Metrics))
 	c := Conclusion{BetterA: names(g.wins[VerdictA]), BetterB: names(g.wins[VerdictB]), Same: names(g.same),
 		NeedMoreRuns: names(g.more), Invalid: invalidity(rep.Correctness)}
 	na, nb := len(g.wins[VerdictA]), len(g.wins[VerdictB])
@@ -114,7 +117,53 @@ func Conclude(rep *Report) Conclusion {
 		c.Outcome = OutcomeNoVerdict
 		c.Sentence = "NO VERDICT: no metric could be compared."
 	}
+	c.Sentence = withEnergy(c.Sentence, c.Outcome, c.Winner, rep.Metrics)
 	return c
+}
+
+// speedRows leaves out the energy rows: they are compared, but a system
+// is not faster for using less energy.
+func speedRows(ms []Metric) []Metric {
+	var out []Metric
+	for _, m := range ms {
+		if !IsEnergyMetric(m.Name) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// withEnergy adds what the energy-per-token row shows to a conclusion's
+// sentence, only when that row's own verdict is significant: "B is faster
+// and uses 28% less energy per output token", "B is faster but uses 12%
+// more ...", or, for an outcome without a winner, a sentence after it. A
+// comparison that is not comparable or not valid says nothing more.
+func withEnergy(sentence string, o Outcome, winner string, ms []Metric) string {
+	i := slices.IndexFunc(ms, func(m Metric) bool { return m.Name == MetricEnergyPerToken })
+	if i < 0 || o == OutcomeNotComparable || o == OutcomeNotValid {
+		return sentence
+	}
+	m := ms[i]
+	if (m.Verdict != VerdictA && m.Verdict != VerdictB) || !(m.A > 0) || !(m.B > 0) {
+		return sentence
+	}
+	less, lessBy := "A", 100*(m.B-m.A)/m.B // the side that uses less, by % of the other
+	if m.Verdict == VerdictB {
+		less, lessBy = "B", 100*(m.A-m.B)/m.A
+	}
+	if o == OutcomeWinner {
+		side := strings.ToUpper(winner)
+		clause := fmt.Sprintf(" and uses %.0f%% less energy per output token", lessBy)
+		if side != less {
+			more := 100 * (m.A - m.B) / m.B // A over B
+			if side == "B" {
+				more = 100 * (m.B - m.A) / m.A
+			}
+			clause = fmt.Sprintf(" but uses %.0f%% more energy per output token", more)
+		}
+		return strings.Replace(sentence, side+" is faster", side+" is faster"+clause, 1)
+	}
+	return sentence + fmt.Sprintf(" %s uses %.0f%% less energy per output token.", less, lessBy)
 }
 
 // verdictGroups sorts the compared metrics by verdict, in report order.

@@ -81,6 +81,7 @@ func NewContext(ctx context.Context, in Input) (*Report, error) {
 	r.sloCapacity(sweepsA, sweepsB)
 	r.counts(runsA, runsB)
 	r.serverMetrics(runsA, runsB)
+	r.energy(runsA, runsB)
 	r.resultNotes(in.A, in.B)
 	r.RequestsA, r.RequestsB = in.RecordsA, in.RecordsB
 	if len(in.ProfilesA) > 0 || len(in.ProfilesB) > 0 {

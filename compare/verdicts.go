@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark/result"
@@ -248,9 +249,10 @@ func (r *Report) latencyFromSummaries(runsA, runsB []Run, in Input, paired bool)
 	}
 }
 
-// throughput compares the per-run throughput figures.
+// throughput compares the per-run throughput figures, then the energy
+// figures (energy.go) the same way.
 func (r *Report) throughput(runsA, runsB []Run, in Input, paired bool) {
-	for ti, t := range throughputMetrics {
+	for ti, t := range append(slices.Clone(throughputMetrics), energyMetrics...) {
 		ok := t.ok
 		if ok == nil {
 			ok = func(*result.Result) bool { return true }

@@ -38,6 +38,9 @@
 //	                               # default url + /metrics, left out when the detected engine has none
 //	  trace_dir: traces-a          # where the engine's profiler writes (with profile); default:
 //	                               # the profile step's folder, sent as SGLang's output_dir
+//	  gpu_metrics_url: http://127.0.0.1:9400/metrics  # GPU exporter(s), one per node, or a list
+//	                               # of them, or none (the default): energy and GPU telemetry
+//	  gpus: "0,1"                  # the engine's GPUs on them: indices or UUIDs (default: all)
 //	b: {url: "http://127.0.0.1:8002", model: m}  # engine B (required), the same keys
 //	intentional: [quantization]    # declared differences (compare --intentional)
 //	workload:                      # exactly one of file, random and trace (required)

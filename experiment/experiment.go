@@ -57,6 +57,11 @@ type Engine struct {
 	// against the experiment's directory); "" = the profile step's own
 	// folder, sent as SGLang's output_dir.
 	TraceDir string `json:"trace_dir,omitempty"`
+	// GPUMetricsURLs are the engine's GPU exporters, one per node
+	// (benchmark --gpu-metrics-url); none: no GPU telemetry. GPUs selects
+	// the engine's GPUs on them (--gpus; "" all).
+	GPUMetricsURLs []string `json:"gpu_metrics_url,omitempty"`
+	GPUs           string   `json:"gpus,omitempty"`
 }
 
 // ManifestArgs lists the engine's manifest entries as key=value arguments

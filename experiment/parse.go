@@ -93,7 +93,9 @@ func (p *parser) engine(n *yaml.Node, side, dir string) Engine {
 				e.MetricsURL = p.httpURL(v, side+".metrics_url")
 			}
 		},
-		"launch": func(v *yaml.Node) { launch = v },
+		"launch":          func(v *yaml.Node) { launch = v },
+		"gpu_metrics_url": func(v *yaml.Node) { e.GPUMetricsURLs = p.gpuURLs(v, side+".gpu_metrics_url") },
+		"gpus":            func(v *yaml.Node) { e.GPUs = p.gpuSelection(v, side+".gpus") },
 		"trace_dir": func(v *yaml.Node) {
 			if e.TraceDir = p.nonEmpty(v, side+".trace_dir"); e.TraceDir != "" && !filepath.IsAbs(e.TraceDir) {
 				e.TraceDir = filepath.Join(dir, e.TraceDir)
@@ -123,6 +125,7 @@ func (p *parser) engine(n *yaml.Node, side, dir string) Engine {
 	if launch != nil {
 		e.Launch = p.launch(launch, side, e.URL)
 	}
+	p.checkGPU(n, side, &e)
 	return e
 }
 

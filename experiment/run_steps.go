@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/gputelemetry"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/check"
@@ -178,6 +179,11 @@ func (r *runner) benchConfig(s Step) (benchmark.Config, error) {
 		cfg.Metrics = benchmark.MetricsConfig{URL: eng.MetricsURL}
 	}
 	cfg.Manifest.ClientHost, _ = os.Hostname()
+	eps, err := gputelemetry.Endpoints(eng.GPUMetricsURLs, eng.GPUs)
+	if err != nil {
+		return cfg, fmt.Errorf("engine %s: %v", s.Side, err)
+	}
+	cfg.GPU.Endpoints = eps
 	for _, a := range eng.ManifestArgs() {
 		k, v, err := result.ParseManifestArg(a)
 		if err != nil {

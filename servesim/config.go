@@ -94,6 +94,9 @@ type Config struct {
 	// ProfileDir, when set, serves the profiler endpoints of EngineName
 	// (see profiler.go) and writes the traces there.
 	ProfileDir string
+	// GPU, with GPU.Count > 0, serves simulated GPU telemetry on
+	// GPUMetricsPath (gpu.go).
+	GPU GPUSim
 }
 
 // DefaultConfig is a small GPU-like engine: a 64-sequence batch, 8 ms
@@ -104,6 +107,7 @@ func DefaultConfig() Config {
 		PrefillPerToken: 20 * time.Microsecond,
 		DecodeBase:      8 * time.Millisecond,
 		DecodePerSeq:    100 * time.Microsecond,
+		GPU:             GPUSim{IdleWatts: 70, WattsPerSeq: 8},
 	}
 }
 
@@ -157,6 +161,9 @@ func (c Config) Validate() error {
 	}
 	if c.PrefillPerToken < 0 || c.DecodeBase < 0 || c.DecodePerSeq < 0 || c.StallFor < 0 {
 		errs = append(errs, errors.New("delays must be >= 0"))
+	}
+	if err := c.GPU.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return errs[0]

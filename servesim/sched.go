@@ -77,6 +77,9 @@ type scheduler struct {
 	kvUsed  int
 	cache   map[uint64]struct{} // prefix-cache block hashes
 	prof    *profiler           // nil: no profiler
+	// onRunning, when set, learns every running count published (the
+	// simulated GPUs' power follows it).
+	onRunning func(int)
 }
 
 const maxCacheBlocks = 1 << 20
@@ -299,6 +302,9 @@ func (sc *scheduler) preempt() {
 
 func (sc *scheduler) publish() {
 	sc.st.running.Store(int64(len(sc.running)))
+	if sc.onRunning != nil {
+		sc.onRunning(len(sc.running))
+	}
 	sc.st.waiting.Store(int64(len(sc.waiting)) + int64(len(sc.arrivals)))
 	sc.st.kvUsed.Store(int64(sc.kvUsed))
 }

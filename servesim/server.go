@@ -49,6 +49,7 @@ func New(cfg Config) *Server {
 	m.HandleFunc("POST /reset_prefix_cache", s.handleResetPrefixCache)
 	m.HandleFunc("POST /flush_cache", s.handleResetPrefixCache)
 	s.sc.prof = s.serveProfiler(m)
+	s.sc.onRunning = s.serveGPUs(m)
 	s.mux = m
 	return s
 }

@@ -31,7 +31,7 @@ func (m *Manifest) stringFields() map[string]*string {
 		"engine": &m.Engine, "engine_version": &m.EngineVersion, "engine_detected_from": &m.EngineDetectedFrom,
 		"model": &m.Model, "checkpoint_revision": &m.CheckpointRevision, "tokenizer": &m.Tokenizer,
 		"servecmp_version": &m.ServecmpVersion, "servecmp_commit": &m.ServecmpCommit, "client_host": &m.ClientHost,
-		"url": &m.URL, "endpoint": &m.Endpoint, "load_policy": &m.LoadPolicy, "gpu_type": &m.GPUType,
+		"url": &m.URL, "endpoint": &m.Endpoint, "load_policy": &m.LoadPolicy, "gpu_type": &m.GPUType, "driver_version": &m.DriverVersion,
 		"topology": &m.Topology, "memory_limit": &m.MemoryLimit, "compute_precision": &m.ComputePrecision,
 		"weight_precision": &m.WeightPrecision, "kv_precision": &m.KVPrecision, "quantization": &m.Quantization,
 		"attention_backend": &m.AttentionBackend, "graph_mode": &m.GraphMode, "cache_policy": &m.CachePolicy,

@@ -58,6 +58,12 @@ type Result struct {
 	// window (first measured step's start to the last one's drain end), or
 	// nil (null) when none were scraped.
 	ServerMetrics *ServerMetrics `json:"server_metrics"`
+	// GPUTelemetry is the engine's GPUs as their exporters reported them
+	// over the same window (per-GPU means, clock events, the contract the
+	// labels give, power over time); absent when none was scraped
+	// (benchmark --gpu-metrics-url). Each measured step's energy is in
+	// its Summary.Energy.
+	GPUTelemetry *GPUTelemetry `json:"gpu_telemetry,omitempty"`
 	// Sweep is set only for --sweep-concurrency / --sweep-rate runs.
 	Sweep *Sweep `json:"sweep"`
 	// Incomplete is true when the run was interrupted (Ctrl-C, or a step
@@ -99,15 +105,18 @@ type Manifest struct {
 	Seed               int64  `json:"seed"`
 	GPUCount           int    `json:"gpu_count"` // 0 = not given
 	GPUType            string `json:"gpu_type"`
-	Topology           string `json:"topology"`
-	MemoryLimit        string `json:"memory_limit"`
-	ComputePrecision   string `json:"compute_precision"`
-	WeightPrecision    string `json:"weight_precision"`
-	KVPrecision        string `json:"kv_precision"`
-	Quantization       string `json:"quantization"`
-	AttentionBackend   string `json:"attention_backend"`
-	GraphMode          string `json:"graph_mode"`
-	CachePolicy        string `json:"cache_policy"`
+	// DriverVersion is the GPU driver's version, when given or reported
+	// by the GPU exporters.
+	DriverVersion    string `json:"driver_version,omitempty"`
+	Topology         string `json:"topology"`
+	MemoryLimit      string `json:"memory_limit"`
+	ComputePrecision string `json:"compute_precision"`
+	WeightPrecision  string `json:"weight_precision"`
+	KVPrecision      string `json:"kv_precision"`
+	Quantization     string `json:"quantization"`
+	AttentionBackend string `json:"attention_backend"`
+	GraphMode        string `json:"graph_mode"`
+	CachePolicy      string `json:"cache_policy"`
 	// Extra holds user-given keys that are not one of the fields above.
 	Extra map[string]string `json:"extra,omitempty"`
 }
@@ -289,6 +298,10 @@ type Summary struct {
 	// TokenCheck compares usage with the client's tokenizer counts; only
 	// with Config.Tokenizer (tokencount.go).
 	TokenCheck *TokenCheck `json:"token_check,omitempty"`
+	// Energy is the engine's GPU energy over the step's window (t=0 to
+	// the last request's end: DurationS) and the figures per output token,
+	// per request, per GPU and per watt; absent without GPU telemetry.
+	Energy *Energy `json:"energy,omitempty"`
 	// SLOResult is set when the run was given an SLO (benchmark --slo):
 	// its fields (slo, goodput_rps, slo_attainment, ...) sit inline.
 	*SLOResult

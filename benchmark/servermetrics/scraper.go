@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark/result"
-	"github.com/servecmp/servecmp/internal/httppolicy"
 	"github.com/servecmp/servecmp/internal/redact"
 )
 
@@ -34,9 +32,6 @@ const DefaultInterval = 500 * time.Millisecond
 
 // maxBody bounds one /metrics page.
 const maxBody = 64 << 20
-
-// scrapeTimeout bounds one scrape of the default client.
-const scrapeTimeout = 5 * time.Second
 
 type series struct {
 	engineMetric string
@@ -74,14 +69,15 @@ type Scraper struct {
 func (s *Scraper) FirstScrape() <-chan struct{} { return s.first }
 
 // NewScraper returns a scraper for url polling every interval
-// (DefaultInterval when zero or negative). c nil means a client with a
-// scrapeTimeout timeout and the one client policy (internal/httppolicy).
+// (DefaultInterval when zero or negative). c nil means the scrape
+// client (promscrape.NewClient: the one client policy of
+// internal/httppolicy) with a 5 s timeout.
 func NewScraper(url string, every time.Duration, c *http.Client) *Scraper {
 	if every <= 0 {
 		every = DefaultInterval
 	}
 	if c == nil {
-		c = httppolicy.Client(httppolicy.Options{Timeout: scrapeTimeout})
+		c = scrapeClient()
 	}
 	return &Scraper{url: url, every: every, client: c, series: map[string]*series{}, first: make(chan struct{})}
 }
@@ -179,28 +175,6 @@ func (s *Scraper) ScrapeNow(ctx context.Context) {
 	if !stopped {
 		s.scrape(ctx)
 	}
-}
-
-func fetch(ctx context.Context, c *http.Client, url string) (Snapshot, int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return Snapshot{}, 0, err
-	}
-	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1")
-	resp, err := c.Do(req)
-	if err != nil {
-		return Snapshot{}, 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-		return Snapshot{}, resp.StatusCode, fmt.Errorf("GET %s: %s", redact.URL(url), resp.Status)
-	}
-	snap, err := Parse(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return Snapshot{}, resp.StatusCode, fmt.Errorf("GET %s: %w", redact.URL(url), err)
-	}
-	return snap, resp.StatusCode, nil
 }
 
 // Result summarises the samples recorded so far over the window

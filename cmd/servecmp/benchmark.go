@@ -59,6 +59,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.SweepRate, "sweep-rate", "", "comma-separated rates (req/s): one full run each")
 	fs.Float64Var(&f.SaturationThreshold, "saturation-threshold", 0.05, "sweep: relative output-throughput gain below which a step counts as saturated")
 	fs.StringVar(&f.MetricsURL, "metrics-url", "", `Prometheus endpoint scraped every 500 ms (default URL/metrics; "none" to skip)`)
+	f.RegisterGPU(fs)
 	fs.StringArrayVar(&f.Manifest, "manifest", nil, "manifest field key=value (repeatable; overrides detected values); keys: "+strings.Join(result.ManifestKeys(), ", "))
 	fs.StringVar(&f.ManifestFile, "manifest-file", "", "manifest fields as a JSON object or key=value lines")
 	fs.StringVar(&f.Out, "out", "", `result JSON file ("-": stdout, and the text summary goes to stderr)`)

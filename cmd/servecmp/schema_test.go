@@ -114,8 +114,9 @@ func TestOutputsMatchSchemas(t *testing.T) {
 	schemas := compileSchemas(t)
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
-	a, _ := benchServer(t, servesim.Config{EOSProb: -1})
-	b, _ := benchServer(t, servesim.Config{EOSProb: -1, MaxRunning: 2})
+	gpus := servesim.GPUSim{Count: 2, IdleWatts: 60, WattsPerSeq: 8}
+	a, _ := benchServer(t, servesim.Config{EOSProb: -1, GPU: gpus})
+	b, _ := benchServer(t, servesim.Config{EOSProb: -1, MaxRunning: 2, GPU: gpus})
 	flaky, _ := benchServer(t, servesim.Config{EOSProb: -1, ErrorRate: 0.4, Seed: 3})
 
 	mustRun(t, "workload", "random", "--num", "12", "--input-len", "4:8", "--output-len", "5", "--seed", "1", "--out", p("wl.jsonl"))
@@ -126,10 +127,11 @@ func TestOutputsMatchSchemas(t *testing.T) {
 			load = []string{"--rate", "inf"}
 		}
 		mustRun(t, append([]string{"benchmark", "--url", run.url, "--workload", p("wl.jsonl"), "--out", p(run.name + ".json"),
-			"--records", p(run.name + ".records.jsonl")}, load...)...)
+			"--records", p(run.name + ".records.jsonl"), "--gpu-metrics-url", run.url + servesim.GPUMetricsPath}, load...)...)
 	}
 	mustRun(t, "benchmark", "--url", flaky.URL, "--workload", p("wl.jsonl"), "--concurrency", "2", "--out", p("flaky.json"), "--records", p("flaky.jsonl"), "--max-failed-share", "1")
-	mustRun(t, "benchmark", "--url", a.URL, "--workload", p("wl.jsonl"), "--sweep-concurrency", "1,2", "--out", p("sweep.json"))
+	mustRun(t, "benchmark", "--url", a.URL, "--workload", p("wl.jsonl"), "--sweep-concurrency", "1,2", "--out", p("sweep.json"),
+		"--gpu-metrics-url", a.URL+servesim.GPUMetricsPath, "--gpus", "1")
 	mustRun(t, "check", "--a", a.URL, "--b", b.URL, "--model", "sim-model", "--workload", p("wl.jsonl"), "--out", p("check.json"))
 	servingExport(t, dir, "serving.sqlite", 100, "0", "")
 	os.WriteFile(p("analysis.json"), []byte(mustRun(t, "analyze", "--format", "json", p("serving.sqlite"))), 0o644)
@@ -161,6 +163,9 @@ func TestOutputsMatchSchemas(t *testing.T) {
 		{"result", "a1.json", `"ended_at"`, `"ended"`},
 		{"check", "check.json", `"started_at": "`, `"started_at": "yesterday `},
 		{"result", "a1.json", `"run_id": "`, `"run_id": "x`},
+		{"result", "a1.json", `"source": "counter"`, `"source": "guess"`},
+		{"result", "sweep.json", `"mean_power_w": `, `"mean_power_w": -`},
+		{"compare", "compare.json", `"side": "a"`, `"side": "c"`},
 		{"workload", "wl.jsonl", `"requests":12}`, `"requests":0}`},
 		{"record", "a1.records.jsonl", `"servecmp.record/2"`, `"servecmp.record/1"`},
 		{"record", "a1.records.jsonl", `"run_id"`, `"run"`},

@@ -44,6 +44,10 @@ func newServeSimCmd(e *env) *cobra.Command {
 	f.BoolVar(&cfg.OldMetricNames, "old-metric-names", false, "expose vllm:gpu_cache_usage_perc instead of vllm:kv_cache_usage_perc")
 	f.StringVar(&cfg.APIKey, "api-key", "", "answer 401 to /v1/ requests without this bearer token (as vLLM's --api-key)")
 	f.BoolVar(&cfg.Strict, "strict", false, "reject request fields the simulator does not know (like trtllm-serve)")
+	f.IntVar(&cfg.GPU.Count, "gpus", 0, "serve a dcgm-exporter-like page for N simulated GPUs on "+servesim.GPUMetricsPath)
+	f.Float64Var(&cfg.GPU.IdleWatts, "gpu-idle-watts", cfg.GPU.IdleWatts, "power of one simulated GPU with nothing running (W)")
+	f.Float64Var(&cfg.GPU.WattsPerSeq, "gpu-watts-per-seq", cfg.GPU.WattsPerSeq, "engine power per running sequence, shared by the GPUs (W)")
+	f.Uint64Var(&cfg.GPU.ClockEvents, "gpu-clock-events", 0, "clock event (throttle) reason bits the GPUs report, e.g. 0x4 (power cap)")
 	f.StringVar(&cfg.ProfileDir, "profile-dir", "", "serve the profiler endpoints of --engine (POST /start_profile, /stop_profile) and write traces of the simulated steps here")
 	return cmd
 }

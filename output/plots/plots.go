@@ -1,7 +1,8 @@
 // Package plots draws a compare.Report with gonum/plot: per-request latency
 // CDFs of A and B, throughput and latency against offered load from sweep
 // results, throughput against latency across the sweep (the serving
-// trade-off curve), and stacked GPU-busy bars by region per rank. Every
+// trade-off curve), GPU energy per output token by side (one point per
+// run), and stacked GPU-busy bars by region per rank. Every
 // figure is written as PNG and SVG.
 //
 // Units: latencies in ms, throughputs in tokens/s or requests/s, GPU time
@@ -96,8 +97,8 @@ func WriteDir(d *atomicfile.Dir, r *compare.Report, o Options) ([]string, error)
 }
 
 // Figures builds every figure the report has data for, in the order Write
-// saves them: latency CDFs, sweep curves, throughput against latency, GPU
-// regions.
+// saves them: latency CDFs, sweep curves, throughput against latency,
+// energy per output token, GPU regions.
 func Figures(r *compare.Report, o Options) ([]Figure, error) {
 	slo, err := present.ParseSLOLines(o.SLO)
 	if err != nil {
@@ -125,6 +126,15 @@ func Figures(r *compare.Report, o Options) ([]Figure, error) {
 			return nil, err
 		}
 		figs = append(figs, f)
+	}
+	if r.Energy != nil {
+		f, ok, err := energyPerToken(r.Energy)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			figs = append(figs, f)
+		}
 	}
 	if r.GPU != nil {
 		f, ok, err := regions(r.GPU)

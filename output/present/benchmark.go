@@ -64,6 +64,7 @@ func WriteBenchmarkText(w io.Writer, r *result.Result) error {
 	fmt.Fprintf(tw, "steady state\t%.3f s, %.1f output tok/s, mean concurrency %.2f\n", st.DurationS, st.OutputThroughput, st.MeanConcurrency)
 	fmt.Fprintf(tw, "drain\t%.3f s\n", r.Phases.Drain.DurationS)
 	fmt.Fprintf(tw, "concurrency\tmean %.2f, max %d\n", s.Concurrency.Mean, s.Concurrency.Max)
+	writeEnergy(tw, s.Energy)
 	writeSLOResult(tw, s.SLOResult)
 	fmt.Fprintf(tw, "\nms\tmean\tstd\tp50\tp90\tp95\tp99\tmax\tcount\n")
 	for _, d := range []struct {

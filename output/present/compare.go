@@ -32,13 +32,16 @@ func WriteComparison(w io.Writer, rep *compare.Report, format string) error {
 }
 
 // Comparison returns the report as tables of raw values: layer 1 (contract,
-// differences, metrics, counts, server metrics, sweeps) first, then layer 2
+// differences, metrics, counts, server metrics, GPU energy, sweeps) first, then layer 2
 // when profiles were given. Display precision is left to the encoders: the
 // float columns carry Digits 4, p-values Floor 0.0001.
 func Comparison(rep *compare.Report) []*table.Table {
 	ts := []*table.Table{contractTable(rep), differencesTable(rep), metricsTable(rep), countsTable(rep)}
 	if len(rep.Server) > 0 {
 		ts = append(ts, serverTable(rep))
+	}
+	if rep.Energy != nil {
+		ts = append(ts, energyTable(rep))
 	}
 	for _, sc := range rep.Sweeps {
 		ts = append(ts, sweepTable(sc))
@@ -56,6 +59,9 @@ func Comparison(rep *compare.Report) []*table.Table {
 func layer1Count(rep *compare.Report) int {
 	n := 4 + len(rep.Sweeps)
 	if len(rep.Server) > 0 {
+		n++
+	}
+	if rep.Energy != nil {
 		n++
 	}
 	if rep.SLO != nil {

@@ -1,11 +1,12 @@
 // Package xlsx writes a compare.Report as a review workbook: one sheet per
-// part of the report (Summary, Latency, Throughput, Sweep, Regions, Shapes,
-// Unmapped, Contract, Requests), raw numbers with real number formats and
+// part of the report (Summary, Latency, Throughput, Energy, Sweep, Regions,
+// Shapes, Unmapped, Contract, Requests), raw numbers with real number formats and
 // units in the headers, frozen header rows, columns as wide as their
 // longest cell (capped, longer text wraps), and native charts: latency
 // percentiles A vs B in two charts by scale (TTFT and E2E; TPOT and ITL),
 // output throughput against offered load, output throughput against TPOT
-// and TTFT across the sweep, and stacked region bars per rank.
+// and TTFT across the sweep, GPU power over time per run, and stacked
+// region bars per rank.
 //
 // GPU times are written in milliseconds, shares as fractions with a
 // percentage format, p-values in scientific format (a p-value of 1e-12
@@ -26,7 +27,7 @@ import (
 )
 
 // Sheets lists the workbook's sheets in order.
-var Sheets = []string{"Summary", "Latency", "Throughput", "Sweep", "Regions", "Shapes", "Unmapped", "Contract", "Requests"}
+var Sheets = []string{"Summary", "Latency", "Throughput", "Energy", "Sweep", "Regions", "Shapes", "Unmapped", "Contract", "Requests"}
 
 // Options tunes the workbook.
 type Options struct {
@@ -101,7 +102,7 @@ func BuildWith(r *compare.Report, o Options) (*excelize.File, error) {
 			return nil, err
 		}
 	}
-	for _, step := range []func(*compare.Report) error{b.summary, b.latency, b.throughput, b.sweep, b.regions, b.shapes, b.unmapped, b.contract, b.requests} {
+	for _, step := range []func(*compare.Report) error{b.summary, b.latency, b.throughput, b.energy, b.sweep, b.regions, b.shapes, b.unmapped, b.contract, b.requests} {
 		if err := step(r); err != nil {
 			return nil, err
 		}

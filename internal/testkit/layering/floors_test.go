@@ -55,6 +55,8 @@ var floors = map[string]floor{
 	"classify":                f2Engines,
 	"analysis":                f2Engines,
 	"benchmark/servermetrics": f2Engines,
+	"benchmark/gputelemetry":  f2Engines,
+	"benchmark/promscrape":    f2Engines,
 	"benchmark/client":        f2Engines,
 	"benchmark":               f2Engines, // the load generator
 	"check":                   f2Engines, // the runner

@@ -12,6 +12,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/engine"
+	"github.com/servecmp/servecmp/benchmark/gputelemetry"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
@@ -47,6 +48,11 @@ type Bench struct {
 	// MetricsURL is the Prometheus endpoint: "" means URL/metrics, "none"
 	// no scraping.
 	MetricsURL string
+	// GPUMetricsURL lists the GPU exporters (dcgm-exporter), one per
+	// node; none, or "none" alone, means no GPU telemetry. GPUs selects
+	// the engine's GPUs on them ("" all; indices and UUIDs).
+	GPUMetricsURL []string
+	GPUs          string
 	// Manifest holds key=value fields, applied after ManifestFile's.
 	Manifest     []string
 	ManifestFile string
@@ -122,6 +128,14 @@ func (b *Bench) Config() (benchmark.Config, error) {
 		cfg.Metrics.URL = cmp.Or(b.MetricsURL, strings.TrimRight(b.URL, "/")+"/metrics")
 		cfg.Metrics.Default = b.MetricsURL == ""
 	}
+	if _, err := gputelemetry.ParseGPUs(b.GPUs); err != nil {
+		return cfg, flagErr("gpus", "%v", err)
+	}
+	eps, err := gputelemetry.Endpoints(b.GPUMetricsURL, b.GPUs)
+	if err != nil {
+		return cfg, flagErr("gpu-metrics-url", "%v", err)
+	}
+	cfg.GPU.Endpoints = eps
 	w, err := workload.Load(b.Workload)
 	if err != nil {
 		return cfg, err

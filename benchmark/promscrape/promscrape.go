@@ -1,0 +1,137 @@
+// Package promscrape fetches and parses Prometheus text pages (an
+// engine's /metrics, a dcgm-exporter) under servecmp's one scrape policy:
+//
+//   - no proxy: the environment's HTTP_PROXY is ignored, so a scrape
+//     reaches the host it names and nothing else;
+//   - no redirect is followed: a 3xx answer is an error naming its status;
+//   - one scrape is bounded in time (the client's timeout and the caller's
+//     context), the page in bytes (read up to the limit plus one byte: a
+//     longer page is an error, never silently cut) and in sample lines,
+//     counted before the parser builds anything.
+//
+// Sizes are bytes; a series is one sample line of the text format. The
+// parser is the Prometheus client library's, with UTF-8 names and label
+// values validated. Errors never carry URL credentials.
+package promscrape
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/servecmp/servecmp/internal/redact"
+)
+
+// errRedirect stops the client at the first redirect; Do then returns the
+// 3xx response itself.
+var errRedirect = http.ErrUseLastResponse
+
+// NewClient returns a client under the scrape policy: no proxy, no
+// redirects, at most timeout per request (5 s when zero or negative).
+func NewClient(timeout time.Duration) *http.Client {
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	tr := &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConnsPerHost: 2,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: timeout,
+	}
+	return &http.Client{
+		Transport:     tr,
+		Timeout:       timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return errRedirect },
+	}
+}
+
+// Get fetches url and returns its body, at most maxBody bytes, and the
+// HTTP status (0 when no answer came). Any status but 200 is an error.
+func Get(ctx context.Context, c *http.Client, url string, maxBody int64) ([]byte, int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, 0, errors.New(redact.Text(err.Error()))
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1")
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, 0, errors.New(redact.Text(err.Error()))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		return nil, resp.StatusCode, fmt.Errorf("GET %s: %s", redact.URL(url), resp.Status)
+	}
+	if resp.ContentLength > maxBody {
+		return nil, resp.StatusCode, fmt.Errorf("GET %s: page over %d bytes (%d announced)", redact.URL(url), maxBody, resp.ContentLength)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return nil, resp.StatusCode, fmt.Errorf("GET %s: reading the page: %s", redact.URL(url), redact.Text(err.Error()))
+	}
+	if int64(len(body)) > maxBody {
+		return nil, resp.StatusCode, fmt.Errorf("GET %s: page over %d bytes", redact.URL(url), maxBody)
+	}
+	return body, resp.StatusCode, nil
+}
+
+// CheckSeries returns an error when body holds more than maxSeries
+// sample lines (lines that are neither blank nor comments).
+func CheckSeries(body []byte, maxSeries int) error {
+	n := 0
+	for line := range bytes.Lines(body) {
+		line = bytes.TrimLeft(line, " \t")
+		if len(line) == 0 || line[0] == '#' || line[0] == '\n' || line[0] == '\r' {
+			continue
+		}
+		if n++; n > maxSeries {
+			return fmt.Errorf("page holds more than %d series", maxSeries)
+		}
+	}
+	return nil
+}
+
+// Families parses a page in the text exposition format after checking
+// its series count. It never panics.
+func Families(body []byte, maxSeries int) (map[string]*dto.MetricFamily, error) {
+	if err := CheckSeries(body, maxSeries); err != nil {
+		return nil, err
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("parsing metrics: %w", err)
+	}
+	return fams, nil
+}
+
+// Value returns a gauge's, counter's or untyped sample's value; false for
+// other types, a missing value, NaN or an infinity.
+func Value(t dto.MetricType, m *dto.Metric) (float64, bool) {
+	var v float64
+	switch {
+	case t == dto.MetricType_GAUGE && m.Gauge != nil:
+		v = m.Gauge.GetValue()
+	case t == dto.MetricType_COUNTER && m.Counter != nil:
+		v = m.Counter.GetValue()
+	case t == dto.MetricType_UNTYPED && m.Untyped != nil:
+		v = m.Untyped.GetValue()
+	default:
+		return 0, false
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v, true
+}
