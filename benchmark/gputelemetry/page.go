@@ -11,6 +11,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/servecmp/servecmp/benchmark/promscrape"
+	"github.com/servecmp/servecmp/internal/redact"
 )
 
 // Bounds on one exporter page.
@@ -111,29 +112,39 @@ func (p *page) addFamily(f field, mf *dto.MetricFamily, at map[string]int) {
 }
 
 // labelsOf reads a series' GPU labels; false when it names no GPU (no
-// UUID and no decimal index).
+// UUID and no decimal index). The labels kept are text from outside bound
+// for the result, its warnings and the report: secrets recognised by
+// their shape are masked (redact.Secrets) before they are clipped, and a
+// UUID that held one is no UUID (two such GPUs must not merge into one).
 func labelsOf(m *dto.Metric) (result.GPUID, bool) {
 	var id result.GPUID
 	for _, lp := range m.GetLabel() {
-		v := clip(lp.GetValue())
+		var dst *string
 		switch lp.GetName() {
 		case labelIndex:
-			if n, err := strconv.ParseUint(v, 10, 16); err == nil {
+			if n, err := strconv.ParseUint(clip(lp.GetValue()), 10, 16); err == nil {
 				id.Index = strconv.FormatUint(n, 10)
 			}
+			continue
 		case labelUUID:
-			id.UUID = v
+			dst = &id.UUID
 		case labelPCI:
-			id.PCIBusID = v
+			dst = &id.PCIBusID
 		case labelDevice:
-			id.Device = v
+			dst = &id.Device
 		case labelModel:
-			id.Model = v
+			dst = &id.Model
 		case labelHost:
-			id.Host = v
+			dst = &id.Host
 		case labelDriver:
-			id.Driver = v
+			dst = &id.Driver
+		default:
+			continue
 		}
+		*dst = clip(redact.Secrets(lp.GetValue()))
+	}
+	if strings.Contains(id.UUID, redact.Mask) {
+		id.UUID = ""
 	}
 	return id, id.UUID != "" || id.Index != ""
 }
