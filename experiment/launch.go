@@ -18,6 +18,7 @@ import (
 
 	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/httppolicy"
+	"github.com/servecmp/servecmp/internal/infile"
 	"github.com/servecmp/servecmp/internal/proctree"
 	"github.com/servecmp/servecmp/internal/redact"
 )
@@ -259,7 +260,7 @@ func probe(ctx context.Context, client *http.Client, url, apiKey string) error {
 // stderrTail is "; stderr: LINE | LINE | LINE" with the last lines this
 // launch wrote to stderr, or "" when it wrote none.
 func (p *Process) stderrTail() string {
-	f, err := os.Open(p.errLog)
+	f, err := infile.Open(p.errLog)
 	if err != nil {
 		return ""
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/shards"
 	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/infile"
 	"github.com/servecmp/servecmp/internal/interrupt"
 	"github.com/servecmp/servecmp/internal/proctree"
 )
@@ -241,7 +242,7 @@ func signalAll(procs []*exec.Cmd, sig os.Signal) {
 
 // lastLine is the last non-empty line of a log file, for an error.
 func lastLine(path string) string {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return "(no log)"
 	}
