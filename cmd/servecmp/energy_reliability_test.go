@@ -57,3 +57,44 @@ func TestGPUFlagsCheckedBeforeWork(t *testing.T) {
 		})
 	}
 }
+
+// TestRedirectNeverForwardsTheKey is the case for every command
+// that sends the API key: an engine URL that answers 307 to another port.
+// The other server is never asked (so neither gets the key nor is
+// measured), the command fails naming the redirect, and the key reaches
+// no output.
+func TestRedirectNeverForwardsTheKey(t *testing.T) {
+	const key = "sk-redirect-test-0123456789abcdef"
+	t.Setenv("OPENAI_API_KEY", key)
+	var otherHits atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { otherHits.Add(1) }))
+	defer other.Close()
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer first.Close()
+	wl := benchWorkload(t, 4, 4)
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"benchmark", "--url", first.URL, "--workload", wl, "--concurrency", "1", "--out", filepath.Join(dir, "r.json"),
+			"--records", filepath.Join(dir, "r.jsonl"), "--progress", "off", "--metrics-url", "none"},
+		{"benchmark", "--url", first.URL, "--model", "m", "--engine", "vllm", "--workload", wl, "--concurrency", "1",
+			"--out", filepath.Join(dir, "r2.json"), "--progress", "off", "--metrics-url", "none"},
+		{"check", "--a", first.URL, "--b", first.URL, "--model", "m", "--engine-a", "vllm", "--engine-b", "vllm", "--workload", wl,
+			"--out", filepath.Join(dir, "c.json")},
+	} {
+		var o, e bytes.Buffer
+		code := run(t.Context(), args, &o, &e)
+		outs := o.String() + e.String()
+		for _, name := range []string{"r.json", "r.jsonl", "r2.json", "c.json"} {
+			b, _ := os.ReadFile(filepath.Join(dir, name))
+			outs += string(b)
+		}
+		if code == 0 || !strings.Contains(outs, "redirect") || strings.Contains(outs, key) {
+			t.Errorf("%s: exit %d; outputs %q", args[0], code, outs)
+		}
+	}
+	if n := otherHits.Load(); n != 0 {
+		t.Fatalf("the redirect's target got %d requests", n)
+	}
+}
