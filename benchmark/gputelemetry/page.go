@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/servecmp/servecmp/benchmark/result"
@@ -141,12 +142,44 @@ func labelsOf(m *dto.Metric) (result.GPUID, bool) {
 		default:
 			continue
 		}
-		*dst = clip(redact.Secrets(lp.GetValue()))
+		*dst = scrubLabel(lp.GetValue())
 	}
 	if strings.Contains(id.UUID, redact.Mask) {
 		id.UUID = ""
 	}
 	return id, id.UUID != "" || id.Index != ""
+}
+
+// scrubbed remembers scrubLabel's answers: an exporter repeats the same
+// label values on every page, and masking secrets costs far more than a
+// lookup. Bounded: emptied when full.
+var scrubbed struct {
+	sync.Mutex
+	m map[string]string
+}
+
+// maxScrubbed bounds the remembered label values.
+const maxScrubbed = 4096
+
+// scrubLabel masks the secrets in a label value (redact.Secrets), then
+// clips it.
+func scrubLabel(v string) string {
+	scrubbed.Lock()
+	out, ok := scrubbed.m[v]
+	scrubbed.Unlock()
+	if ok {
+		return out
+	}
+	out = clip(redact.Secrets(v))
+	if len(v) <= 4*maxLabel { // a longer value is not worth keeping
+		scrubbed.Lock()
+		if len(scrubbed.m) >= maxScrubbed || scrubbed.m == nil {
+			scrubbed.m = make(map[string]string, 64)
+		}
+		scrubbed.m[v] = out
+		scrubbed.Unlock()
+	}
+	return out
 }
 
 // clip bounds a label value to maxLabel bytes on a rune boundary and
