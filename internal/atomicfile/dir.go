@@ -247,6 +247,9 @@ func (d *Dir) create(name string, flags int) (*os.File, error) {
 	}
 	f, err := d.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|flags|syscall.O_NONBLOCK, Perm)
 	if err != nil {
+		if fi, lerr := d.root.Lstat(rel); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%s: is a symbolic link out of %s; refusing to write through it (remove it)", shown, d.path)
+		}
 		return nil, fmt.Errorf("%s: %w", shown, unwrapPath(err))
 	}
 	st, err := f.Stat()
