@@ -255,6 +255,7 @@ func (r *runner) manifest() result.Manifest {
 	}
 	_ = m.SetAll(cfg.Manifest.Fields) // validated before the run
 	m.URL = redact.URL(m.URL)
+	m.Scrub(cfg.APIKey) // a server may echo the key in what it says of itself
 	return m
 }
 
@@ -468,6 +469,7 @@ func stepWarnings(w *warnings, sl *result.LoadPolicy, sum *result.Summary, out *
 		w.add(fmt.Sprintf("%d successful requests had chunk token counts that do not add up to usage.completion_tokens (tokens coalesced without continuous usage or token_ids): itl_per_token_ms and tokens_per_chunk count one token per chunk for them", sum.ChunkTokenMismatches))
 	}
 	requestWarnings(w, sum, self)
+	failureWarning(w, sum, out.recs) // failwarn.go
 	if sl.DurationS > 0 && out.notSent == 0 && !out.interrupted {
 		w.add(fmt.Sprintf("the workload ran out before --duration %gs: every request was sent", sl.DurationS))
 	}

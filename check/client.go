@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -17,8 +16,13 @@ import (
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/check/checkreport"
+	"github.com/servecmp/servecmp/internal/httppolicy"
 	"github.com/servecmp/servecmp/internal/redact"
 )
+
+// maxAnswerBody bounds one non-streaming answer (bytes): far above any
+// answer with logprobs a check asks for.
+const maxAnswerBody = 64 << 20
 
 // Target is one engine under check.
 type Target struct {
@@ -31,7 +35,7 @@ type Target struct {
 type Options struct {
 	Seed    int64
 	Timeout time.Duration // per request; 0 means 120 s
-	Client  *http.Client  // nil means a default client
+	Client  *http.Client  // nil means a client with the one policy (internal/httppolicy)
 	// APIKey is sent as a bearer token to both engines; it is scrubbed
 	// from every error text kept in the report and never recorded.
 	APIKey string
@@ -53,7 +57,7 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 		opt.Timeout = 120 * time.Second
 	}
 	if opt.Client == nil {
-		opt.Client = &http.Client{}
+		opt.Client = httppolicy.Client(httppolicy.Options{})
 	}
 	ca := &engineClient{t: a, opt: opt, style: style(a.Engine)}
 	cb := &engineClient{t: b, opt: opt, style: style(b.Engine)}
@@ -248,7 +252,7 @@ func (c *engineClient) send(ctx context.Context, path string, body map[string]an
 		return checkreport.Output{Error: err.Error(), CompletionTokens: -1}
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	data, err := httppolicy.ReadBody(resp.Body, maxAnswerBody)
 	if err != nil {
 		return checkreport.Output{Error: "reading response: " + err.Error(), CompletionTokens: -1}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // This file expands the paths of a comparison. Each --a, --b,
@@ -143,9 +144,10 @@ func wantFile(path string, kind pathKind) bool {
 
 // peekSchema returns the "schema" of the JSON object in path, reading at
 // most its first 4 KiB (the writers put the schema first); "" when there
-// is none or the file is not JSON.
+// is none or the file is not JSON. It opens through infile: a named pipe
+// in a directory of results is passed over, never waited on.
 func peekSchema(path string) string {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return ""
 	}

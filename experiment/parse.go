@@ -269,6 +269,17 @@ func (p *parser) random(n *yaml.Node, dir string) *Random {
 		p.require(n, w, seen, "num", "input_len", "output_len")
 		p.promptForm(n, r)
 	}
+	if len(p.errs) == 0 {
+		// The generator's own bounds (count, lengths, prefix, vocabulary,
+		// rate), checked now rather than when the workload is made.
+		plain := *r
+		plain.Tokenizer = "" // the tokenizer is loaded when the workload is made
+		if spec, err := plain.Spec(); err == nil {
+			if err := spec.Validate(); err != nil {
+				p.errorf(n, "%s: %v", w, strings.TrimPrefix(err.Error(), "random workload: "))
+			}
+		}
+	}
 	return r
 }
 
@@ -301,7 +312,7 @@ func (p *parser) path(n *yaml.Node, where, dir string) string {
 // check reads the pre-flight check over its defaults.
 func (p *parser) check(n *yaml.Node, c Preflight) Preflight {
 	p.fields(n, "check", map[string]func(*yaml.Node){
-		"requests": func(v *yaml.Node) { c.Requests = p.integer(v, "check.requests", 1) },
+		"requests": func(v *yaml.Node) { c.Requests = p.bounded(v, "check.requests", 1, MaxCheckRequests) },
 		"on_mismatch": func(v *yaml.Node) {
 			c.OnMismatch = p.choice(v, "check.on_mismatch", OnMismatchStop, OnMismatchContinue)
 		},

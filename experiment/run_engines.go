@@ -6,13 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	neturl "net/url"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/servecmp/servecmp/internal/httppolicy"
 	"github.com/servecmp/servecmp/internal/redact"
 )
 
@@ -20,7 +19,7 @@ import (
 // them and stops each after the last.
 type engines struct {
 	e     *Experiment
-	logs  string
+	st    *Store
 	o     RunOptions
 	todo  []Step
 	procs map[string]*Process
@@ -28,8 +27,8 @@ type engines struct {
 	up    map[string]bool // sides without launch found answering
 }
 
-func newEngines(e *Experiment, logs string, o RunOptions, todo []Step) *engines {
-	m := &engines{e: e, logs: logs, o: o, todo: todo, procs: map[string]*Process{}, last: map[string]int{}, up: map[string]bool{}}
+func newEngines(e *Experiment, st *Store, o RunOptions, todo []Step) *engines {
+	m := &engines{e: e, st: st, o: o, todo: todo, procs: map[string]*Process{}, last: map[string]int{}, up: map[string]bool{}}
 	for i, s := range todo {
 		for _, side := range sidesOf(s) {
 			m.last[side] = i
@@ -62,14 +61,15 @@ func (m *engines) before(ctx context.Context, s Step) error {
 		if m.procs[side] != nil {
 			continue
 		}
-		if probe(ctx, &http.Client{Timeout: time.Second}, l.ReadyURL) == nil {
+		if probe(ctx, httppolicy.Client(httppolicy.Options{Timeout: time.Second}), l.ReadyURL, m.o.APIKey) == nil {
 			return fmt.Errorf("engine %s: something already answers at %s before the launch (an engine left running?): stop it, or drop launch to measure it as it is", side, l.ReadyURL)
 		}
-		if err := os.MkdirAll(m.logs, 0o755); err != nil {
+		logs, err := m.st.Out().Sub(LogsDir)
+		if err != nil {
 			return fmt.Errorf("engine %s: %v", side, err)
 		}
-		fmt.Fprintf(m.o.Stderr, "servecmp run: starting engine %s: %s (logs in %s)\n", side, l.CommandLine(), m.logs)
-		p, err := StartReady(ctx, *l, LaunchOptions{Name: side, LogDir: m.logs, Dir: m.e.Dir, Self: m.o.Self, Poll: m.o.Poll})
+		fmt.Fprintf(m.o.Stderr, "servecmp run: starting engine %s: %s (logs in %s)\n", side, l.CommandLine(), logs.Path())
+		p, err := StartReady(ctx, *l, LaunchOptions{Name: side, Logs: logs, Dir: m.e.Dir, Self: m.o.Self, Poll: m.o.Poll, APIKey: m.o.APIKey})
 		if err != nil {
 			return err
 		}
@@ -106,7 +106,7 @@ func (m *engines) reachable(ctx context.Context, side string) error {
 	if err != nil {
 		return fmt.Errorf("engine %s: %v", side, err)
 	}
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	resp, err := httppolicy.Client(httppolicy.Options{Timeout: 10 * time.Second}).Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("engine %s: %w", side, ErrInterrupted)
@@ -114,7 +114,7 @@ func (m *engines) reachable(ctx context.Context, side string) error {
 		return fmt.Errorf("engine %s at %s is unreachable (%s): start it first, or let run start it (%s.launch in the experiment file)", side,
 			redact.URL(m.e.Side(side).URL), reachError(err), side)
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	httppolicy.Drain(resp.Body, 1<<16)
 	resp.Body.Close()
 	m.up[side] = true
 	return nil

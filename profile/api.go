@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/servecmp/servecmp/internal/httppolicy"
+	"github.com/servecmp/servecmp/internal/redact"
 )
 
 // Profiler APIs servecmp drives.
@@ -105,19 +107,18 @@ func post(ctx context.Context, hc *http.Client, base, apiKey, path string, body 
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("POST %s: no answer within %s", path, timeout)
 		} else {
-			err = fmt.Errorf("POST %s: %v", path, err)
+			err = fmt.Errorf("POST %s: %s", path, redact.Text(err.Error(), apiKey))
 		}
 		c.Error = err.Error()
 		return c, err
 	}
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	b, _ := httppolicy.ReadBody(resp.Body, 64<<10) // a longer answer is cut, then clipped
 	resp.Body.Close()
 	ack := since()
 	c.AcknowledgedS, c.Status = &ack, resp.StatusCode
-	c.Answer = strings.TrimSpace(string(b))
-	if len(c.Answer) > maxAnswer {
-		c.Answer = c.Answer[:maxAnswer] + "…"
-	}
+	// The answer is stored in the result: scrubbed (the key, shapes of
+	// secrets, URL credentials) before it is clipped.
+	c.Answer = redact.Clip(strings.TrimSpace(string(b)), maxAnswer, apiKey)
 	if resp.StatusCode/100 != 2 {
 		err = fmt.Errorf("POST %s: HTTP %d %s", path, resp.StatusCode, oneLine(c.Answer))
 		if resp.StatusCode == http.StatusNotFound {
@@ -162,7 +163,7 @@ func options(ctx context.Context, hc *http.Client, base, apiKey, path string) in
 	if err != nil {
 		return 0
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	httppolicy.Drain(resp.Body, 64<<10)
 	resp.Body.Close()
 	return resp.StatusCode
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,7 +57,13 @@ func New(cfg Config) *Server {
 // Config returns the configuration in effect, defaults filled in.
 func (s *Server) Config() Config { return s.cfg }
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if k := s.cfg.APIKey; k != "" && strings.HasPrefix(r.URL.Path, "/v1/") && r.Header.Get("Authorization") != "Bearer "+k {
+		http.Error(w, `{"error": "Unauthorized"}`, http.StatusUnauthorized)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 // Close stops the scheduler; streams in flight end with finish_reason
 // "abort". It is safe to call more than once.

@@ -18,6 +18,20 @@ func tokenCap(maxTokens int) int {
 	return result.TokenFactor*maxTokens + result.TokenSlack
 }
 
+// Bounds of an answer's text kept for the next turn's history and for
+// client-side token counts: MaxBytesPerToken bytes for each output token
+// the request may claim (tokenCap), at most MaxAnswerBytes.
+const (
+	MaxBytesPerToken = 64
+	MaxAnswerBytes   = 64 << 20
+)
+
+// answerCap is the most bytes of answer text kept for a request whose
+// output tokens are capped at tokens.
+func answerCap(tokens int) int {
+	return min(tokens*MaxBytesPerToken, MaxAnswerBytes)
+}
+
 // checkUsage fails a usage object whose counts are negative or too large.
 func checkUsage(prompt, completion int) *requestError {
 	for _, c := range []struct {

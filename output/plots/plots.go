@@ -23,7 +23,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"path/filepath"
 
 	"github.com/servecmp/servecmp/output/present"
 
@@ -66,9 +65,21 @@ var (
 	}
 )
 
-// Write draws every figure the report has data for into dir, with the
-// SLO lines of o, and returns the files written.
+// Write draws every figure the report has data for into dir (made when
+// missing), with the SLO lines of o, and returns the files written. The
+// names are resolved inside dir (atomicfile.Dir): a link planted in it
+// does not lead a figure out of it.
 func Write(dir string, r *compare.Report, o Options) ([]string, error) {
+	d, err := atomicfile.OpenDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return WriteDir(d, r, o)
+}
+
+// WriteDir is Write into an open directory.
+func WriteDir(d *atomicfile.Dir, r *compare.Report, o Options) ([]string, error) {
 	figs, err := Figures(r, o)
 	if err != nil {
 		return nil, err
@@ -76,11 +87,11 @@ func Write(dir string, r *compare.Report, o Options) ([]string, error) {
 	var files []string
 	for _, f := range figs {
 		for _, ext := range []string{"png", "svg"} {
-			path := filepath.Join(dir, f.Name+"."+ext)
-			if err := f.save(path, ext); err != nil {
-				return files, fmt.Errorf("%s: %w", path, err)
+			name := f.Name + "." + ext
+			if err := f.save(d, name, ext); err != nil {
+				return files, fmt.Errorf("%s: %w", d.Join(name), err)
 			}
-			files = append(files, path)
+			files = append(files, d.Join(name))
 		}
 	}
 	return files, nil
@@ -143,14 +154,14 @@ func Figures(r *compare.Report, o Options) ([]Figure, error) {
 	return figs, nil
 }
 
-// save writes the figure in format ext ("png" or "svg") to path.
-func (f Figure) save(path, ext string) error {
+// save writes the figure in format ext ("png" or "svg") as name in d.
+func (f Figure) save(d *atomicfile.Dir, name, ext string) error {
 	c, err := draw.NewFormattedCanvas(f.W, f.H, ext)
 	if err != nil {
 		return err
 	}
 	f.Draw(draw.New(c))
-	return atomicfile.WriteFunc(path, func(w io.Writer) error {
+	return d.WriteFunc(name, func(w io.Writer) error {
 		_, err := c.WriteTo(w)
 		return err
 	})

@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/servecmp/servecmp/compare"
+	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/testkit/fixture"
 )
 
@@ -250,8 +251,14 @@ func TestThroughputLatency(t *testing.T) {
 // drawPNG draws a figure to PNG and checks the size of the result.
 func drawPNG(t *testing.T, f Figure) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), f.Name+".png")
-	if err := f.save(path, "png"); err != nil {
+	dir := t.TempDir()
+	d, err := atomicfile.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	path := filepath.Join(dir, f.Name+".png")
+	if err := f.save(d, f.Name+".png", "png"); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(path)
@@ -356,10 +363,14 @@ func TestDegenerateInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := []string{}
+	d, err := atomicfile.OpenDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
 	for _, f := range figs {
 		names = append(names, f.Name)
-		path := filepath.Join(t.TempDir(), f.Name+".svg")
-		if err := f.save(path, "svg"); err != nil {
+		if err := f.save(d, f.Name+".svg", "svg"); err != nil {
 			t.Errorf("%s: %v", f.Name, err)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +15,10 @@ import (
 // The CSV outputs are tidy: every file is one table with one header line,
 // one row per observation and raw values (no unit scaling, no rounding),
 // so that Python's csv module, pandas and spreadsheets load them as they
-// are.
+// are. A text cell that a spreadsheet would take for a formula (it
+// starts with = + - @, a tab or a carriage return: a model name
+// "=HYPERLINK(...)" a server reported) is written with a leading single
+// quote (neutralise); numbers are written as numbers.
 //
 //   - TidyCSV writes one table: its columns, named with their unit
 //     (CSVHeader: "busy_ns", "delta_pct", "ttft_ms_p50").
@@ -47,19 +49,19 @@ func CSV(w io.Writer, ts []*Table) error {
 			for i := range keys {
 				keys[i] = plain(cell(row, i))
 			}
-			key := strings.Join(keys, "|")
+			key := neutralise(strings.Join(keys, "|"))
 			for i := nk; i < len(t.Columns); i++ {
 				c := t.Columns[i]
 				unit := c.Unit
 				switch {
 				case c.RowUnit && unitCol >= 0:
-					unit = plain(cell(row, unitCol))
+					unit = csvField(cell(row, unitCol))
 				case unit == Count:
 					unit = "" // a plain number; its column's name says what it counts
 				}
 				value, text := plain(cell(row, i)), ""
 				if _, isNum := toFloat(cell(row, i)); !isNum {
-					value, text = "", value
+					value, text = "", csvField(cell(row, i))
 				}
 				cw.Write([]string{t.Name, strconv.Itoa(r + 1), key, CSVHeader(c), unit, value, text})
 			}
@@ -81,7 +83,7 @@ func TidyCSV(w io.Writer, t *Table) error {
 	rec := make([]string, len(t.Columns))
 	for _, row := range t.Rows {
 		for i := range rec {
-			rec[i] = plain(cell(row, i))
+			rec[i] = csvField(cell(row, i))
 		}
 		cw.Write(rec)
 	}
@@ -90,9 +92,16 @@ func TidyCSV(w io.Writer, t *Table) error {
 }
 
 // WriteCSVDir writes each table to dir/<name>.csv (TidyCSV), atomically,
-// and returns the paths written. The directory must exist. A name used
-// twice gets a suffix (_2, _3…) so that no table overwrites another.
+// and returns the paths written. The directory is made when missing; the
+// names are resolved inside it (atomicfile.Dir), so a link planted in it
+// does not lead a table out of it. A name used twice gets a suffix (_2,
+// _3…) so that no table overwrites another.
 func WriteCSVDir(dir string, ts []*Table) ([]string, error) {
+	d, err := atomicfile.OpenDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
 	var paths []string
 	used := map[string]int{}
 	for _, t := range ts {
@@ -104,13 +113,39 @@ func WriteCSVDir(dir string, ts []*Table) ([]string, error) {
 		if err := TidyCSV(&buf, t); err != nil {
 			return paths, err
 		}
-		p := filepath.Join(dir, name+".csv")
-		if err := atomicfile.Write(p, buf.Bytes()); err != nil {
+		if err := d.Write(name+".csv", buf.Bytes()); err != nil {
 			return paths, err
 		}
-		paths = append(paths, p)
+		paths = append(paths, d.Join(name+".csv"))
 	}
 	return paths, nil
+}
+
+// csvField is a cell as a CSV field: its raw value (plain), with a text
+// that a spreadsheet would run as a formula neutralised (neutralise).
+// Numbers are written as numbers: a negative number stays one.
+func csvField(v any) string {
+	if s, ok := v.(string); ok {
+		return neutralise(s)
+	}
+	return plain(v)
+}
+
+// neutralise applies OWASP's rule against formula injection to a text
+// from outside (a model name, an engine version, a kernel name): a text
+// whose first character, after any blanks, is = + - @ or a tab or
+// carriage return is prefixed with a single quote, so that a spreadsheet
+// shows it as text instead of running it (=HYPERLINK(...)). A text that
+// is a number ("-3.5"), and "-" alone, are left as they are.
+func neutralise(s string) string {
+	t := strings.TrimLeft(s, " ")
+	if t == "" || t == "-" || !strings.ContainsRune("=+-@\t\r", rune(t[0])) {
+		return s // "-" alone is the tables' mark of a missing value, not a formula
+	}
+	if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+		return s
+	}
+	return "'" + s
 }
 
 // keyColumns is the number of leading columns that identify a row

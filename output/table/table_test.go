@@ -100,8 +100,22 @@ func TestTidyCSV(t *testing.T) {
 	if len(paths) != 3 {
 		t.Errorf("wrote %v", paths)
 	}
-	if _, err := WriteCSVDir(filepath.Join(dir, "missing"), ts); err == nil {
-		t.Error("WriteCSVDir into a missing directory succeeded")
+	if _, err := WriteCSVDir(filepath.Join(paths[0], "under-a-file"), ts); err == nil {
+		t.Error("WriteCSVDir under a file succeeded")
+	}
+	// A name planted as a link out of the directory is replaced, never
+	// followed: the file it points to stays.
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("precious"), 0o644)
+	planted := t.TempDir()
+	if err := os.Symlink(victim, filepath.Join(planted, "regions.csv")); err != nil {
+		t.Skip(err)
+	}
+	if _, err := WriteCSVDir(planted, ts); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Errorf("--csv-dir followed a planted link: victim %q", b)
 	}
 }
 

@@ -69,6 +69,18 @@ func WriteFile(path string, r *compare.Report, o Options) error {
 	})
 }
 
+// Write writes the workbook of r to w (an output opened by the caller:
+// a file of a run's directory).
+func Write(w io.Writer, r *compare.Report, o Options) error {
+	f, err := BuildWith(r, o)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = f.WriteTo(w)
+	return err
+}
+
 // BuildWith is Build with options.
 func BuildWith(r *compare.Report, o Options) (*excelize.File, error) {
 	slo, err := present.ParseSLOLines(o.SLO)

@@ -18,6 +18,7 @@ import (
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/infile"
 	"github.com/servecmp/servecmp/tokenizer"
 )
 
@@ -259,13 +260,19 @@ func parseList(name, s string, whole bool) ([]float64, error) {
 	return out, nil
 }
 
+// MaxKeyFile bounds an API key file (bytes): a key is far shorter.
+const MaxKeyFile = 64 << 10
+
 // ReadAPIKey returns the API key: the trimmed content of file, or
-// $OPENAI_API_KEY when file is "". An empty file is an error.
+// $OPENAI_API_KEY when file is "". The file is read through the one
+// opener of inputs (infile): a named pipe or a device (/dev/zero) is
+// refused without blocking, and a file over MaxKeyFile bytes is refused.
+// An empty file is an error.
 func ReadAPIKey(file string) (string, error) {
 	if file == "" {
 		return strings.TrimSpace(os.Getenv("OPENAI_API_KEY")), nil
 	}
-	b, err := os.ReadFile(file)
+	b, err := infile.ReadFileLimit(file, MaxKeyFile)
 	if err != nil {
 		return "", fmt.Errorf("API key file: %w", err)
 	}
