@@ -5,13 +5,37 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 export CGO_ENABLED := 1
 
+# The SQLite driver is C, compiled through cgo: with an empty build cache
+# that one package takes most of the first build (minutes on 2 cores,
+# silently). build, test and vet use the same flags (no -trimpath), so
+# the compiled driver is shared by all of them and made once.
+# SQLITE=system links the system's libsqlite3 instead of compiling the
+# bundled copy (needs libsqlite3-dev; the binary then needs libsqlite3 at
+# run time): the first build saves about half its CPU time.
+SQLITE ?= bundled
+ifeq ($(SQLITE),system)
+TAGS := -tags libsqlite3
+endif
+DRIVER := github.com/mattn/go-sqlite3
+
 .PHONY: build test bench calibrate demo demo-llamacpp demo-ollama check fmt vet tidy-check layering race clean
 
+# sqlite-note says, before a build that will compile the driver (with the
+# build flags $(1)), that it takes a while and why.
+define sqlite-note
+	@if [ "$$($(GO) list $(TAGS) $(1) -f '{{.Stale}}' $(DRIVER) 2>/dev/null)" = true ]; then \
+		echo "make: this build compiles SQLite (C, through cgo) first: minutes on a small machine (about 2.5 CPU-minutes), with nothing printed meanwhile;" >&2; \
+		echo "make: later builds reuse it and take seconds (make SQLITE=system links the system's libsqlite3 instead)" >&2; \
+	fi
+endef
+
 build:
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/servecmp ./cmd/servecmp
+	$(call sqlite-note,)
+	$(GO) build $(TAGS) -ldflags "$(LDFLAGS)" -o bin/servecmp ./cmd/servecmp
 
 test:
-	$(GO) test ./...
+	$(call sqlite-note,)
+	$(GO) test $(TAGS) ./...
 
 bench: build
 	$(GO) run ./internal/cmd/benchtool
@@ -36,8 +60,10 @@ calibrate:
 # two bundled nsys-like profiles (scripts/demo.sh: serve-sim's own traces
 # would place every SGLang-like kernel in one region, so the demo keeps
 # exports whose regions are known). A second `make demo` keeps the steps done.
+# The report goes to demo-out/report.txt; the demo ends with its conclusion
+# and where the files are.
 demo: build
-	bin/servecmp run testdata/demo/experiment.yaml --out demo-out
+	bin/servecmp run testdata/demo/experiment.yaml --out demo-out >/dev/null
 	./scripts/demo.sh
 
 # demo-llamacpp: the same method on a real engine, llama.cpp's server from
@@ -59,7 +85,7 @@ fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet $(TAGS) ./...
 
 tidy-check:
 	$(GO) mod tidy -diff
@@ -72,7 +98,8 @@ layering:
 	$(GO) test -count=1 ./internal/testkit/layering
 
 race:
-	$(GO) test -race ./...
+	$(call sqlite-note,-race)
+	$(GO) test $(TAGS) -race ./...
 
 clean:
 	rm -rf bin

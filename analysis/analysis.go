@@ -245,36 +245,10 @@ func runOne(ctx context.Context, sem chan struct{}, in Input, set *rules.Set, op
 }
 
 // summarize attributes and summarizes one rank, adding its hints as
-// warnings and, when asked, its explain rows.
-//
-// The rank's window and start order (classify.Prepare) need no labels:
-// when a slot of sem is free they are made alongside the attribution.
+// warnings and, when asked, its explain rows. The caller holds a slot of
+// sem; the free ones are lent to the work on the rank (classify.Pool).
 func summarize(c *event.Capture, rk *event.Rank, set *rules.Set, byName []classify.Label, opts Options, sem chan struct{}) (*classify.RankSummary, error) {
-	var prep *classify.Prepared
-	var prepErr error
-	done := make(chan struct{})
-	select {
-	case sem <- struct{}{}: // a free slot: prepare alongside
-		go func() {
-			defer func() { <-sem }()
-			defer close(done)
-			defer func() { // a panic here would escape guardRank
-				if p := recover(); p != nil {
-					prep, prepErr = nil, fmt.Errorf("%s: internal error while preparing rank %s: %v", rk.Source, rk.Label, p)
-				}
-			}()
-			prep, prepErr = classify.Prepare(c, rk, opts.Summary)
-		}()
-	default:
-		prep, prepErr = classify.Prepare(c, rk, opts.Summary)
-		close(done)
-	}
-	labels := classify.Attribute(rk, set, byName)
-	<-done
-	if prepErr != nil {
-		return nil, prepErr
-	}
-	rs, err := prep.Summarize(labels)
+	rs, labels, err := classify.SummarizeRank(c, rk, set, byName, opts.Summary, classify.NewPool(sem))
 	if err != nil {
 		return nil, err
 	}

@@ -111,16 +111,24 @@ func TestSummaryCachedTimingsEOS(t *testing.T) {
 	if !near(tc.TTFTMinusPromptMs.Mean, 1) || !near(tc.TPOTMinusServerMs.Mean, 0.825) || !near(tc.TPOTMinusServerGapMs.Mean, 0.1) {
 		t.Errorf("ttft %v tpot %v gap %v", tc.TTFTMinusPromptMs.Mean, tc.TPOTMinusServerMs.Mean, tc.TPOTMinusServerGapMs.Mean)
 	}
+	// Retries, EOS accounting and empty-text tokens are the engine's
+	// ways, stated by the summary, not warnings; a 40% cache share is
+	// below the warning's threshold.
 	var w warnings
-	requestWarnings(&w, &s)
-	all := strings.Join(w.all(), "\n")
-	for _, want := range []string{"2 requests failed on a reused connection", "never streams", "chunks with empty text"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("warnings %q lack %q", all, want)
-		}
+	requestWarnings(&w, &s, 0)
+	if all := w.all(); len(all) != 0 {
+		t.Errorf("warnings %q", all)
 	}
-	if strings.Contains(all, "prompt cache served") {
-		t.Errorf("cache warning at a 40%% share: %q", all)
+	high := 0.9
+	s.CachedShare = &high
+	w = warnings{}
+	requestWarnings(&w, &s, 0.875) // a shared prefix explains it
+	if all := w.all(); len(all) != 0 {
+		t.Errorf("warnings %q for a cache share the workload's prefix explains", all)
+	}
+	requestWarnings(&w, &s, 0)
+	if all := strings.Join(w.all(), "\n"); !strings.Contains(all, "prompt cache served 90.0%") {
+		t.Errorf("warnings %q", all)
 	}
 	if result.NewSummary(recs[1:2], 0, true).ServerTimings != nil {
 		t.Error("timing check without server timings")
@@ -133,17 +141,19 @@ func TestNoCacheHits(t *testing.T) {
 		return result.SweepStep{Summary: result.Summary{CachedShare: share, CachedTokens: cached, CachedReported: reported, RequestsOK: ok}}
 	}
 	for _, tc := range []struct {
-		name  string
-		steps []result.SweepStep
-		want  bool
+		name    string
+		steps   []result.SweepStep
+		allowed float64
+		want    bool
 	}{
-		{"no steps", nil, false},
-		{"none cached", []result.SweepStep{step(&zero, 0, 4, 4), step(&zero, 0, 4, 4)}, true},
-		{"some cached", []result.SweepStep{step(&zero, 0, 4, 4), step(&some, 3, 4, 4)}, false},
-		{"not reported", []result.SweepStep{step(nil, 0, 0, 4)}, false},
-		{"partly reported", []result.SweepStep{step(&zero, 0, 3, 4)}, false},
+		{"no steps", nil, 0, false},
+		{"none cached", []result.SweepStep{step(&zero, 0, 4, 4), step(&zero, 0, 4, 4)}, 0, true},
+		{"some cached", []result.SweepStep{step(&zero, 0, 4, 4), step(&some, 3, 4, 4)}, 0.05, false},
+		{"cached, as the workload's own prefixes explain", []result.SweepStep{step(&zero, 0, 4, 4), step(&some, 3, 4, 4)}, 0.25, true},
+		{"not reported", []result.SweepStep{step(nil, 0, 0, 4)}, 1, false},
+		{"partly reported", []result.SweepStep{step(&zero, 0, 3, 4)}, 1, false},
 	} {
-		if got := noCacheHits(tc.steps); got != tc.want {
+		if got := noCacheHits(tc.steps, tc.allowed); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}

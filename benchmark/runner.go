@@ -84,6 +84,21 @@ type runner struct {
 	shard   *result.ShardRef    // on every record of a shard
 	recMu   sync.Mutex
 	recErr  *RecordsError // the first OnRecord failure and the records lost
+	// firstFail is the first failed request's class and message (under
+	// recMu), for Result.FailureCause.
+	firstFail string
+	self      *float64 // sharedPrefixShare of reqs, once computed
+	sweepWarm bool     // the sweep warned that its steps re-send cached prompts
+}
+
+// selfShare is the share of the prompt tokens the workload's own shared
+// prefixes let a prefix cache serve (sharedPrefixShare), computed once.
+func (r *runner) selfShare() float64 {
+	if r.self == nil {
+		s := sharedPrefixShare(r.reqs)
+		r.self = &s
+	}
+	return *r.self
 }
 
 // RecordsError is returned with the complete result when Config.OnRecord
@@ -240,6 +255,7 @@ func (r *runner) manifest() result.Manifest {
 	}
 	_ = m.SetAll(cfg.Manifest.Fields) // validated before the run
 	m.URL = redact.URL(m.URL)
+	m.Scrub(cfg.APIKey) // a server may echo the key in what it says of itself
 	return m
 }
 
@@ -315,7 +331,8 @@ func (r *runner) sweep(ctx context.Context, warm result.Phase) error {
 		}
 		steps = append(steps, st)
 	}
-	if len(values) > 1 && !cfg.Load.ResetPrefixCache && !noCacheHits(steps) {
+	if len(values) > 1 && !cfg.Load.ResetPrefixCache && !noCacheHits(steps, r.selfShare()+warmMargin) {
+		r.sweepWarm = true // the warm-cache warning of finish would say it again
 		r.warn.add("sweep: every step re-sends the same prompts and the prefix cache is not reset between steps (--reset-prefix-cache): later steps may hit the cache and look faster")
 	}
 	res := r.res
@@ -390,8 +407,8 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (result.Sweep
 	steady, drain := result.SplitPhases(out.recs, out.sendEndS)
 	st := result.SweepStep{Value: v, Load: sl, Summary: sum, Phases: result.Phases{Steady: steady, Drain: drain}, Incomplete: out.interrupted}
 	st.StartedAt, st.EndedAt = result.WallAt(out.start, 0, 1000*drain.EndS)
-	stepWarnings(&stepWarn, &sl, &sum, &out)
-	tokenWarnings(&stepWarn, sum.TokenCheck)
+	stepWarnings(&stepWarn, &sl, &sum, &out, r.selfShare())
+	tokenWarnings(&stepWarn, sum.TokenCheck, r.info.Simulated)
 	st.Warnings = stepWarn.all()
 	for _, w := range st.Warnings {
 		if cfg.SweepKind != "" {
@@ -406,11 +423,17 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (result.Sweep
 func (r *runner) record(rec *result.Record, c *capture) {
 	rec.RunID, rec.WorkloadSHA256, rec.Shard = r.res.RunID, r.res.Workload.SHA256, r.shard // ties it to the result
 	clientCounts(r.cfg.Tokenizer, rec, c)
+	r.recMu.Lock()
+	defer r.recMu.Unlock()
+	if !rec.OK && r.firstFail == "" && rec.ErrorClass != result.ClassCancelled {
+		r.firstFail = rec.ErrorClass
+		if rec.Error != "" {
+			r.firstFail += ": " + rec.Error
+		}
+	}
 	if r.cfg.OnRecord == nil {
 		return
 	}
-	r.recMu.Lock()
-	defer r.recMu.Unlock()
 	if r.recErr != nil {
 		r.recErr.Lost++ // the writer failed before: the record is lost
 		return
@@ -422,7 +445,7 @@ func (r *runner) record(rec *result.Record, c *capture) {
 }
 
 // stepWarnings adds the warnings one measured step's figures call for.
-func stepWarnings(w *warnings, sl *result.LoadPolicy, sum *result.Summary, out *stepOut) {
+func stepWarnings(w *warnings, sl *result.LoadPolicy, sum *result.Summary, out *stepOut, self float64) {
 	if sum.UsageMissing > 0 {
 		w.add(fmt.Sprintf("%d of %d successful requests had no usage from the server: their output tokens were counted from the chunks (token_ids length, else one per content chunk)", sum.UsageMissing, sum.RequestsOK))
 	}
@@ -445,7 +468,8 @@ func stepWarnings(w *warnings, sl *result.LoadPolicy, sum *result.Summary, out *
 	if sum.ChunkTokenMismatches > 0 {
 		w.add(fmt.Sprintf("%d successful requests had chunk token counts that do not add up to usage.completion_tokens (tokens coalesced without continuous usage or token_ids): itl_per_token_ms and tokens_per_chunk count one token per chunk for them", sum.ChunkTokenMismatches))
 	}
-	requestWarnings(w, sum)
+	requestWarnings(w, sum, self)
+	failureWarning(w, sum, out.recs) // failwarn.go
 	if sl.DurationS > 0 && out.notSent == 0 && !out.interrupted {
 		w.add(fmt.Sprintf("the workload ran out before --duration %gs: every request was sent", sl.DurationS))
 	}
@@ -487,6 +511,7 @@ func (r *runner) finish() {
 		r.warn.add("the run was interrupted: figures cover only what was measured before the interrupt")
 	}
 	res.Warnings = r.warn.all()
+	res.FailureCause = failureCause(r.firstFail, r.model, r.info.Models)
 	defer func() {
 		// One place for every warning's secrets: the API key and URL
 		// credentials never reach the result (scraper and step warnings
@@ -494,6 +519,7 @@ func (r *runner) finish() {
 		for i, w := range res.Warnings {
 			res.Warnings[i] = r.client.Redact(w, r.cfg.APIKey)
 		}
+		res.FailureCause = r.client.Redact(res.FailureCause, r.cfg.APIKey)
 	}()
 	if len(r.starts) == 0 {
 		return
@@ -511,9 +537,30 @@ func (r *runner) finish() {
 		if msg != "" {
 			res.Warnings = append(res.Warnings, msg)
 		}
-	} else if hr := sm.PrefixCacheHitRate; hr != nil && *hr > 0 && !res.Load.ResetPrefixCache {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("the server's prefix cache served %.1f%% of the prompt tokens in the measured window and was not reset (--reset-prefix-cache): part of that may be warm from earlier runs, which makes runs incomparable", 100**hr))
+	} else if hr := sm.PrefixCacheHitRate; hr != nil && !r.sweepWarm {
+		if w := warmCacheWarning(*hr, r.selfShare(), res.Load.ResetPrefixCache); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
 	}
+}
+
+// failureCause says why requests failed in the server's words: first is
+// the first failure ("http_404: The model `x` does not exist."), model
+// the model asked for and served what GET /v1/models listed. It names the
+// served models when model is not among them. "" when nothing failed.
+func failureCause(first, model string, served []string) string {
+	if first == "" {
+		return ""
+	}
+	const most = 300 // a one-line message, not the server's whole page
+	if r := []rune(first); len(r) > most {
+		first = string(r[:most]) + "…"
+	}
+	out := "first failure " + strings.Join(strings.Fields(first), " ")
+	if len(served) > 0 && !slices.Contains(served, model) {
+		out += fmt.Sprintf("; --model %q is not among the models the server lists at /v1/models: %s", model, strings.Join(served, ", "))
+	}
+	return out
 }
 
 // endpointKind says which endpoints the workload uses.

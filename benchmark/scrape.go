@@ -50,7 +50,7 @@ func (m *metricsRun) baseline() {
 	if m == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(m.ctx, baselineTimeout)
+	ctx, cancel := servermetrics.WithDeadline(m.ctx, baselineTimeout)
 	m.s.ScrapeNow(ctx)
 	cancel()
 }

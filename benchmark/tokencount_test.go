@@ -2,6 +2,7 @@ package benchmark
 
 import (
 	"context"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -67,12 +68,42 @@ func TestTokenCheck(t *testing.T) {
 		t.Fatalf("token check %+v (answer counts %d)", tc, out)
 	}
 	warned := strings.Contains(strings.Join(res.Warnings, "\n"), "output tokens: the server counted")
-	if want := diffPct(18, 3*out, 3) != 0; warned != want {
+	if want := math.Abs(diffPct(18, 3*out, 3)) > RetokenizePct; warned != want {
 		t.Errorf("output warning %v, want %v: %v", warned, want, res.Warnings)
 	}
 	for _, r := range recs {
 		if r.ClientCompletionTokens != int(out) || r.ClientPromptTokens == 0 {
 			t.Errorf("record %+v", r)
+		}
+	}
+}
+
+// TestTokenWarnings: prompts must agree within TokenDisagreePct; answers,
+// which never re-tokenize exactly, within RetokenizePct; a simulated
+// server, which has no tokenizer, is never warned about.
+func TestTokenWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		prompt, completion float64
+		simulated          bool
+		want               []string
+	}{
+		{0, 0, false, nil},
+		{0, -4.5, false, nil}, // re-tokenized nonsense text
+		{2, 0, false, []string{"prompt tokens"}},
+		{0, -25, false, []string{"output tokens"}},
+		{-30, -25, true, nil},
+	} {
+		var w warnings
+		tokenWarnings(&w, &result.TokenCheck{Tokenizer: "t.json", PromptDiffPct: tc.prompt, CompletionDiffPct: tc.completion}, tc.simulated)
+		got := w.all()
+		if len(got) != len(tc.want) {
+			t.Errorf("%+v: warnings %q", tc, got)
+			continue
+		}
+		for i := range got {
+			if !strings.HasPrefix(got[i], tc.want[i]) {
+				t.Errorf("%+v: warning %q", tc, got[i])
+			}
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -17,8 +16,13 @@ import (
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/check/checkreport"
+	"github.com/servecmp/servecmp/internal/httppolicy"
 	"github.com/servecmp/servecmp/internal/redact"
 )
+
+// maxAnswerBody bounds one non-streaming answer (bytes): far above any
+// answer with logprobs a check asks for.
+const maxAnswerBody = 64 << 20
 
 // Target is one engine under check.
 type Target struct {
@@ -31,7 +35,7 @@ type Target struct {
 type Options struct {
 	Seed    int64
 	Timeout time.Duration // per request; 0 means 120 s
-	Client  *http.Client  // nil means a default client
+	Client  *http.Client  // nil means a client with the one policy (internal/httppolicy)
 	// APIKey is sent as a bearer token to both engines; it is scrubbed
 	// from every error text kept in the report and never recorded.
 	APIKey string
@@ -53,7 +57,7 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 		opt.Timeout = 120 * time.Second
 	}
 	if opt.Client == nil {
-		opt.Client = &http.Client{}
+		opt.Client = httppolicy.Client(httppolicy.Options{})
 	}
 	ca := &engineClient{t: a, opt: opt, style: style(a.Engine)}
 	cb := &engineClient{t: b, opt: opt, style: style(b.Engine)}
@@ -95,8 +99,10 @@ func Run(ctx context.Context, a, b Target, w *workload.Workload, opt Options) (*
 			opt.Progress(i+1, len(w.Requests))
 		}
 	}
-	rep.A = checkreport.Endpoint{URL: redact.URL(a.URL), Model: ca.t.Model, Engine: ca.style, EvidenceSource: evidenceSource(engine.Dialect(ca.style))}
-	rep.B = checkreport.Endpoint{URL: redact.URL(b.URL), Model: cb.t.Model, Engine: cb.style, EvidenceSource: evidenceSource(engine.Dialect(cb.style))}
+	rep.A, rep.B = ca.endpoint(), cb.endpoint()
+	if d := checkreport.ModelsDiffer(rep.A, rep.B); d != "" {
+		rep.Notes = append(rep.Notes, d)
+	}
 	rep.Notes = append(append(rep.Notes, ca.notes("A")...), cb.notes("B")...)
 	rep.Summary = checkreport.NewSummary(rep.Requests)
 	rep.EndedAt = time.Now().UTC()
@@ -123,6 +129,13 @@ type engineClient struct {
 	info  client.EngineInfo // what detection found (prepare)
 	// autoPlain is set once an auto-style engine refused the vLLM extras.
 	autoPlain bool
+}
+
+// endpoint is the report's view of the engine: URL without credentials,
+// the model asked for and the models it serves.
+func (c *engineClient) endpoint() checkreport.Endpoint {
+	return checkreport.Endpoint{URL: redact.URL(c.t.URL), Model: c.t.Model, ServedModels: c.info.Models,
+		Engine: c.style, EvidenceSource: evidenceSource(engine.Dialect(c.style))}
 }
 
 // ask sends one request and returns the engine's answer; failures are
@@ -239,7 +252,7 @@ func (c *engineClient) send(ctx context.Context, path string, body map[string]an
 		return checkreport.Output{Error: err.Error(), CompletionTokens: -1}
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	data, err := httppolicy.ReadBody(resp.Body, maxAnswerBody)
 	if err != nil {
 		return checkreport.Output{Error: "reading response: " + err.Error(), CompletionTokens: -1}
 	}

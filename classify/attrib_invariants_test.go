@@ -92,7 +92,8 @@ func TestAttributeRealExports(t *testing.T) {
 }
 
 // FuzzAttribute builds ranks from arbitrary bytes (work on a few streams,
-// launches, nested ranges, graph nodes) and checks the invariants.
+// launches, nested ranges, graph nodes) and checks the invariants, and
+// that pools of goroutines give the same labels and summary.
 func FuzzAttribute(f *testing.F) {
 	f.Add([]byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d"))
 	f.Add([]byte("norm gemm attn gemm ar norm gemm act gemm ar"))
@@ -100,36 +101,47 @@ func FuzzAttribute(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	names := []string{"attn", "rope", "ar", "act", "moe", "sample", "embed", "gemm", "norm", "splitk",
-		"memset", "quant", "gather", "copy", "mystery", "gemm.x"}
-	texts := []string{"qkv", "mlp", "layer", "step"}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rk := &event.Rank{Names: event.NewNames(), Shapes: event.NewShapes()}
-		var tm int64
-		for i := 0; i+1 < len(data); i += 2 {
-			a, b := data[i], data[i+1]
-			tm += int64(b%7) + 1
-			switch a % 8 {
-			case 0, 1, 2, 3, 4: // work
-				w := event.Work{Start: tm, End: tm + int64(b%5), Name: rk.Names.ID(names[int(a/8)%len(names)]),
-					Stream: uint32(b % 3), Kind: event.Kernel, Correlation: uint64(b % 16)}
-				if a%5 == 0 {
-					w.GraphNode = int64(b % 6)
-				}
-				rk.Work = append(rk.Work, w)
-			case 5: // launch
-				rk.Launches = append(rk.Launches, event.Launch{Start: tm - int64(b%20), End: tm, Correlation: uint64(a % 16), TID: int64(b % 2)})
-			case 6: // range, possibly badly nested or inverted
-				rk.Ranges = append(rk.Ranges, event.Range{Start: tm - int64(b%30), End: tm + int64(a%40) - 5, TID: int64(b % 2),
-					Text: rk.Names.ID(texts[int(a/8)%len(texts)]), Kind: event.RangeKind(1 + b%3)})
-			case 7: // graph node
-				rk.GraphNodes = append(rk.GraphNodes, event.GraphNode{Node: int64(b % 6), Original: int64(a % 6), Start: tm - int64(b%30), End: tm, TID: int64(b % 2)})
-			}
-		}
+		rk := bytesRank(data)
 		byName := NameLabels(set, rk.Names)
 		got := Attribute(rk, set, byName)
 		checkInvariants(t, rk, set, byName, got)
 		Explain(rk, set, got)
 		Hints(rk, got)
+		if len(rk.Work) > 0 {
+			checkPooled(t, nil, rk, set, byName)
+		}
 	})
+}
+
+// bytesRank builds a rank from arbitrary bytes, two at a time: work on a
+// few streams, launches, nested or badly nested ranges, graph nodes.
+func bytesRank(data []byte) *event.Rank {
+	names := []string{"attn", "rope", "ar", "act", "moe", "sample", "embed", "gemm", "norm", "splitk",
+		"memset", "quant", "gather", "copy", "mystery", "gemm.x"}
+	texts := []string{"qkv", "mlp", "layer", "step"}
+	rk := &event.Rank{Names: event.NewNames(), Shapes: event.NewShapes()}
+	var tm int64
+	for i := 0; i+1 < len(data); i += 2 {
+		a, b := data[i], data[i+1]
+		tm += int64(b%7) + 1
+		switch a % 8 {
+		case 0, 1, 2, 3, 4: // work
+			w := event.Work{Start: tm, End: tm + int64(b%5), Name: rk.Names.ID(names[int(a/8)%len(names)]),
+				Stream: uint32(b % 3), Kind: event.Kernel, Correlation: uint64(b % 16)}
+			if a%5 == 0 {
+				w.GraphNode = int64(b % 6)
+			}
+			rk.Work = append(rk.Work, w)
+		case 5: // launch
+			rk.Launches = append(rk.Launches, event.Launch{Start: tm - int64(b%20), End: tm, Correlation: uint64(a % 16), TID: int64(b % 2)})
+		case 6: // range, possibly badly nested or inverted
+			rk.Ranges = append(rk.Ranges, event.Range{Start: tm - int64(b%30), End: tm + int64(a%40) - 5, TID: int64(b % 2),
+				Text: rk.Names.ID(texts[int(a/8)%len(texts)]), Kind: event.RangeKind(1 + b%3)})
+		case 7: // graph node
+			rk.GraphNodes = append(rk.GraphNodes, event.GraphNode{Node: int64(b % 6), Original: int64(a % 6), Start: tm - int64(b%30), End: tm, TID: int64(b % 2)})
+		}
+	}
+	rk.SpanStart, rk.SpanEnd = 0, tm+10
+	return rk
 }

@@ -104,17 +104,54 @@ func (a *attributor) embedding(i int32) bool {
 
 // byPosition places work by its position on its stream; seq is the work
 // that has a structural class, by stream and start (see groupByStream).
+// Streams are walked apart, and a long stream in segments that start at
+// an attention kernel (see segments), on the goroutines the pool lends.
 func (a *attributor) byPosition(seq []int32) {
-	rk := a.rank
 	next := make([]uint8, len(seq))
+	target := len(seq)
+	if parts := a.pool.pieces(len(seq)); parts > 1 {
+		target = len(seq) / parts
+	}
+	segs := a.segments(seq, max(target, 1))
+	a.pool.each(len(segs), func(k int) {
+		g := segs[k]
+		a.positionSegment(seq[g.lo:g.hi], next[g.lo:g.hi], g)
+	})
+}
+
+// segment is seq[lo:hi], a part of one stream's walk: the whole stream,
+// or a part that ends where an attention kernel starts the next one
+// (last is false then). Walking an attention kernel sets the whole state
+// of the forward walk and of the backward one, whatever it was before:
+// the segments give the walk of the whole stream, each on its own.
+type segment struct {
+	lo, hi int
+	last   bool // the stream's last (or only) segment
+	whole  bool // the stream's only segment
+}
+
+// segments cuts seq into its streams, and each stream at attention
+// kernels into segments of at least target items.
+func (a *attributor) segments(seq []int32, target int) []segment {
+	rk := a.rank
+	var out []segment
 	for lo := 0; lo < len(seq); {
 		hi := lo + 1
 		for hi < len(seq) && rk.Work[seq[hi]].Stream == rk.Work[seq[lo]].Stream {
 			hi++
 		}
-		a.positionStream(seq[lo:hi], next[lo:hi])
+		start := lo
+		for j := lo + target; j < hi; j++ {
+			if a.class(&rk.Work[seq[j]]) == kAtt {
+				out = append(out, segment{lo: start, hi: j})
+				start = j
+				j += target - 1
+			}
+		}
+		out = append(out, segment{lo: start, hi: hi, last: true, whole: start == lo})
 		lo = hi
 	}
+	return out
 }
 
 func (a *attributor) place(i int32, r rules.Region) {
@@ -123,29 +160,34 @@ func (a *attributor) place(i int32, r rules.Region) {
 	}
 }
 
-// positionStream places the ambiguous work of one stream; seq is in start
-// order and next is scratch space of the same length. A stream without
-// any anchor (structural work or a collective) is left alone.
-func (a *attributor) positionStream(seq []int32, next []uint8) {
-	if !a.lookAhead(seq, next) {
+// positionSegment places the ambiguous work of one segment of a stream
+// (see segment); seq is in start order and next is scratch space of the
+// same length. A stream without any anchor (structural work or a
+// collective) is left alone; one cut in segments has attention kernels.
+func (a *attributor) positionSegment(seq []int32, next []uint8, g segment) {
+	after := sEnd // the structural kind of the first anchor after seq
+	if !g.last {
+		after = sAtt
+	}
+	if !a.lookAhead(seq, next, after) && g.whole {
 		return
 	}
 	st := walk{blk: noRegion, lastGemm: noRegion}
 	for j, i := range seq {
 		a.forward(&st, i, next[j])
 	}
-	a.consumers(seq)
+	a.consumers(seq, !g.last)
 }
 
 // noRegion marks "no region known" in the positional walk.
 const noRegion = rules.Region(255)
 
 // lookAhead fills next[j] with the structural kind of the first anchor
-// after seq[j] (sEnd for none) and reports whether the stream has any
+// after seq[j] (after, for the last) and reports whether seq has any
 // anchor at all.
-func (a *attributor) lookAhead(seq []int32, next []uint8) bool {
+func (a *attributor) lookAhead(seq []int32, next []uint8, after uint8) bool {
 	anchored := false
-	s := sEnd
+	s := after
 	for j := len(seq) - 1; j >= 0; j-- {
 		next[j] = s
 		if k := a.structural(seq[j]); k != sEnd {
@@ -278,9 +320,13 @@ func (a *attributor) forwardGemm(st *walk, i int32, nx uint8, nr rules.Region) {
 
 // consumers walks backwards: quantisation, workspace and gather work takes
 // the region of what comes right after it, and a copy right before a
-// collective is communication.
-func (a *attributor) consumers(seq []int32) {
+// collective is communication. beforeAtt says that an attention kernel
+// comes right after seq (seq is a segment that ends there).
+func (a *attributor) consumers(seq []int32, beforeAtt bool) {
 	cons, consGemm := noRegion, false
+	if beforeAtt {
+		cons = rules.Attention // as walking that kernel leaves it
+	}
 	nextComm := false // the next item that is not a copy is a collective
 	for j := len(seq) - 1; j >= 0; j-- {
 		i := seq[j]
@@ -360,13 +406,39 @@ func groupByStream(work []event.Work, keep func(i int) bool) []int32 {
 			pos[b]++
 		}
 	}
-	for lo := 0; lo < len(out); {
-		hi := lo + 1
-		for hi < len(out) && work[out[hi]].Stream == work[out[lo]].Stream {
-			hi++
+	streams := make([]int, 0, len(order)+1)
+	for _, b := range order {
+		streams = append(streams, pos[b]-counts[b])
+	}
+	return mergeStreams(work, out, append(streams, len(out)))
+}
+
+// mergeStreams returns the work of s (indices into work, grouped by
+// stream, streams[b] where stream b starts, each stream in table order)
+// with each stream in (start, index) order: the streams' ascending runs
+// merged, into a new slice when there are any to merge.
+func mergeStreams(work []event.Work, s []int32, streams []int) []int32 {
+	bounds := streamRunBounds(work, s, streams)
+	if len(bounds) == len(streams) {
+		return s // one run a stream
+	}
+	out := make([]int32, len(s))
+	j := 0
+	for b := 0; b+1 < len(streams); b++ {
+		lo, hi := streams[b], streams[b+1]
+		k := j
+		for k < len(bounds) && bounds[k] < hi {
+			k++
 		}
-		sortByStart(work, out[lo:hi])
-		lo = hi
+		if lo == hi {
+			continue
+		}
+		dst := out[lo:lo]
+		rm := newRunMerge(work, s, bounds[j:k+1])
+		for batch := rm.next(); batch != nil; batch = rm.next() {
+			dst = append(dst, batch...)
+		}
+		j = k
 	}
 	return out
 }

@@ -270,3 +270,27 @@ func TestHintsGraphNodes(t *testing.T) {
 		t.Errorf("no launches: hints %q lack --trace=cuda,nvtx", h)
 	}
 }
+
+// TestHintsGraphLaunches: launch calls named like cudaGraphLaunch with no
+// kernel replayed in a graph give the graph-trace hint; other launch names,
+// and an id past the name table, do not.
+func TestHintsGraphLaunches(t *testing.T) {
+	set := unitSet(t)
+	const hint = "CUDA graphs were launched but their kernels are missing"
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{{"cudaGraphLaunch_v10000", true}, {"cudaLaunchKernel_v7000", false}, {"", false}} {
+		rk, byName := hostRank(set, []int64{5000, 5100}, []string{"gemm", "gemm"})
+		for i := range rk.Launches {
+			rk.Launches[i].Name = rk.Names.ID(tc.name)
+		}
+		if tc.name == "" {
+			rk.Launches[0].Name = uint32(rk.Names.Len() + 5)
+		}
+		h := strings.Join(Hints(rk, Attribute(rk, set, byName)), "\n")
+		if got := strings.Contains(h, hint); got != tc.want {
+			t.Errorf("launches named %q: hint given %v, want %v (hints %q)", tc.name, got, tc.want, h)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/servecmp/servecmp/event"
 	"github.com/servecmp/servecmp/rules"
@@ -77,6 +78,7 @@ func regionClass(r rules.Region) kclass {
 type attributor struct {
 	rank *event.Rank
 	set  *rules.Set
+	pool *Pool
 	cls  []kclass // by name id
 	out  []Label
 	nvtx []int32 // nvtx rule by range text id; -2 = not yet matched
@@ -89,9 +91,24 @@ type attributor struct {
 // Attribute returns one Label per rank.Work item (same index), starting
 // from byName, the name-rule label of each name id (index = event.Names
 // id), and placing ambiguous work by NVTX ranges, CUDA-graph capture
-// context and stream position (see the package documentation).
+// context and stream position (see the package documentation). It is
+// AttributeWith without a pool.
 func Attribute(rank *event.Rank, set *rules.Set, byName []Label) []Label {
-	a := &attributor{rank: rank, set: set, out: make([]Label, len(rank.Work))}
+	return AttributeWith(rank, set, byName, nil)
+}
+
+// AttributeWith is Attribute with the goroutines pool lends: the work is
+// cut into pieces (by index, by stream and, within a stream, at attention
+// kernels, where the positional walk's state is known), and the labels do
+// not depend on how many goroutines took them.
+func AttributeWith(rank *event.Rank, set *rules.Set, byName []Label, pool *Pool) []Label {
+	a := newAttributor(rank, set, byName, pool)
+	a.run(byName, nil)
+	return a.out
+}
+
+func newAttributor(rank *event.Rank, set *rules.Set, byName []Label, pool *Pool) *attributor {
+	a := &attributor{rank: rank, set: set, pool: pool, out: make([]Label, len(rank.Work))}
 	nnames := len(byName)
 	if rank.Names != nil && rank.Names.Len() > nnames {
 		nnames = rank.Names.Len()
@@ -104,44 +121,75 @@ func Attribute(rank *event.Rank, set *rules.Set, byName []Label) []Label {
 		}
 		a.cls[id] = classOf(set, lb)
 	}
-	open := false
-	for i := range rank.Work {
-		w := &rank.Work[i]
-		lb := Label{Region: rules.Other, Method: Unmapped, Rule: -1}
-		if int(w.Name) < len(byName) {
-			lb = byName[w.Name]
-		}
-		c := a.class(w)
-		if c.open() {
-			lb = Label{Region: rules.Other, Method: Unmapped, Rule: lb.Rule}
-			open = true
-		}
-		a.out[i] = lb
-	}
-	if !open {
-		return a.out
-	}
-	// The stream order of the positional walk depends only on the work
-	// and its name classes: it is built while host context places work.
+	return a
+}
+
+// run labels the work. The stream order of the positional walk depends
+// only on the work and its name classes: it is built while host context
+// places work, and beside (when not nil), work that needs no labels, is
+// done alongside both.
+func (a *attributor) run(byName []Label, beside func()) {
+	rank := a.rank
+	open := a.nameLabels(byName)
 	var seq []int32
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		seq = groupByStream(rank.Work, func(i int) bool {
-			c := a.class(&rank.Work[i])
-			return c != kNone && c != kUnknown
-		})
-	}()
-	a.byHostContext()
-	<-done
-	a.byPosition(seq)
-	for i := range a.out {
-		w := &rank.Work[i]
-		if a.out[i].Method == Unmapped && a.class(w).glue() && int(w.Name) < len(byName) {
-			a.out[i] = byName[w.Name]
+	a.pool.each(3, func(k int) {
+		switch {
+		case k == 0 && beside != nil:
+			beside()
+		case k == 1 && open:
+			seq = groupByStream(rank.Work, func(i int) bool {
+				c := a.class(&rank.Work[i])
+				return c != kNone && c != kUnknown
+			})
+		case k == 2 && open:
+			a.byHostContext()
 		}
+	})
+	if !open {
+		return
 	}
-	return a.out
+	a.byPosition(seq)
+	a.eachPiece(func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			w := &rank.Work[i]
+			if a.out[i].Method == Unmapped && a.class(w).glue() && int(w.Name) < len(byName) {
+				a.out[i] = byName[w.Name]
+			}
+		}
+	})
+}
+
+// eachPiece calls f(lo, hi) over the work indices cut into pieces, on the
+// goroutines the pool lends.
+func (a *attributor) eachPiece(f func(lo, hi int)) {
+	n := len(a.rank.Work)
+	parts := a.pool.pieces(n)
+	a.pool.each(parts, func(k int) { f(bounds(k, parts, n)) })
+}
+
+// nameLabels sets every work item's label from its name, work open to
+// context left Unmapped, and reports whether any work is open to context.
+func (a *attributor) nameLabels(byName []Label) bool {
+	var open atomic.Bool
+	a.eachPiece(func(lo, hi int) {
+		any := false
+		for i := lo; i < hi; i++ {
+			w := &a.rank.Work[i]
+			lb := Label{Region: rules.Other, Method: Unmapped, Rule: -1}
+			if int(w.Name) < len(byName) {
+				lb = byName[w.Name]
+			}
+			if a.class(w).open() {
+				lb = Label{Region: rules.Other, Method: Unmapped, Rule: lb.Rule}
+				any = true
+			}
+			a.out[i] = lb
+		}
+		if any {
+			open.Store(true)
+		}
+	})
+	return open.Load()
 }
 
 func (a *attributor) class(w *event.Work) kclass {
@@ -188,28 +236,55 @@ func (a *attributor) byLaunch() {
 		return
 	}
 	lk := newLaunchIndex(rk.Launches)
-	n := 0
-	for i := range rk.Work {
-		if a.unplaced(i) && rk.Work[i].Correlation != 0 {
-			n++
+	a.placeByRanges(ByNVTX, func(i int) bool { return rk.Work[i].Correlation != 0 }, func() func(i int) (query, bool) {
+		x := *lk // a cursor of its own
+		lastTID, lastThr, lastOK := int64(0), uint32(0), false
+		known := false
+		return func(i int) (query, bool) {
+			l := x.find(rk.Work[i].Correlation)
+			if l == nil {
+				return query{}, false
+			}
+			if !known || l.TID != lastTID {
+				lastThr, lastOK = a.thr[l.TID]
+				lastTID, known = l.TID, true
+			}
+			return query{t: l.Start, thr: lastThr, w: uint32(i)}, lastOK
 		}
+	})
+}
+
+// placeByRanges asks, for every unplaced work item i that want accepts, the
+// query that a function made by mk gives (none when it says so), and
+// places the work by the ranges open then (method m). The work is cut
+// into pieces, each with a function of its own and its own sweep: the
+// ranges open on a thread at a time do not depend on the queries asked
+// before (see sweep), so the pieces give what one sweep over all the
+// queries gives.
+func (a *attributor) placeByRanges(m Method, want func(i int) bool, mk func() func(i int) (query, bool)) {
+	for _, i := range a.rng { // the rules of the range texts, before the sweeps read them
+		a.ruleOfText(a.rank.Ranges[i].Text)
 	}
-	qs := make([]query, 0, n)
-	for i := range rk.Work {
-		if !a.unplaced(i) || rk.Work[i].Correlation == 0 {
-			continue
+	a.eachPiece(func(lo, hi int) {
+		c := 0
+		for i := lo; i < hi; i++ {
+			if a.unplaced(i) && want(i) {
+				c++
+			}
 		}
-		l := lk.find(rk.Work[i].Correlation)
-		if l == nil {
-			continue
+		if c == 0 {
+			return
 		}
-		th, ok := a.thr[l.TID]
-		if !ok {
-			continue
+		q, qs := mk(), make([]query, 0, c)
+		for i := lo; i < hi; i++ {
+			if a.unplaced(i) && want(i) {
+				if x, ok := q(i); ok {
+					qs = append(qs, x)
+				}
+			}
 		}
-		qs = append(qs, query{t: l.Start, thr: th, w: uint32(i)})
-	}
-	a.sweep(qs, ByNVTX)
+		a.sweep(qs, m)
+	})
 }
 
 // launchIndex finds a launch by correlation id. Readers usually give the
@@ -243,19 +318,54 @@ func (x *launchIndex) at(k int) *event.Launch {
 }
 
 // find returns the launch with correlation id c (the first one when ids
-// repeat), or nil.
+// repeat), or nil. It searches from the position after the last one found,
+// in steps that double (1, 2, 4... launches away) before halving: work in
+// nearly correlation order costs a few comparisons near the last find, not
+// a search of all the launches.
 func (x *launchIndex) find(c uint64) *event.Launch {
-	n := len(x.ls)
-	if k := x.next; k < n && x.at(k).Correlation == c && (k == 0 || x.at(k-1).Correlation < c) {
-		x.next = k + 1
-		return x.at(k)
-	}
-	k := sort.Search(n, func(k int) bool { return x.at(k).Correlation >= c })
-	if k == n || x.at(k).Correlation != c {
+	k := x.lowerBound(c)
+	if k == len(x.ls) || x.at(k).Correlation != c {
 		return nil
 	}
 	x.next = k + 1
 	return x.at(k)
+}
+
+// lowerBound returns the first position k whose launch's correlation is at
+// least c (len(x.ls) when none), searching outwards from x.next.
+func (x *launchIndex) lowerBound(c uint64) int {
+	n, h := len(x.ls), min(x.next, len(x.ls))
+	// The answer lies in (lo, hi]: positions <= lo hold less than c,
+	// positions >= hi at least c (lo -1 and hi n when unknown).
+	lo, hi := -1, n
+	if h < n && x.at(h).Correlation < c {
+		lo = h
+		for step := 1; ; step *= 2 {
+			k := lo + step
+			if k >= n {
+				break
+			}
+			if x.at(k).Correlation >= c {
+				hi = k
+				break
+			}
+			lo = k
+		}
+	} else {
+		hi = h
+		for step := 1; ; step *= 2 {
+			k := hi - step
+			if k < 0 {
+				break
+			}
+			if x.at(k).Correlation < c {
+				lo = k
+				break
+			}
+			hi = k
+		}
+	}
+	return lo + 1 + sort.Search(hi-lo-1, func(k int) bool { return x.at(lo+1+k).Correlation >= c })
 }
 
 // byGraphNodes places unplaced graph-replayed work by the ranges open when
@@ -281,41 +391,25 @@ func (a *attributor) byGraphNodes() {
 		}
 		return &rk.GraphNodes[byNode[k]]
 	}
-	n := 0
-	for i := range rk.Work {
-		if rk.Work[i].GraphNode != 0 && a.unplaced(i) {
-			n++
-		}
-	}
-	if n == 0 {
-		return
-	}
-	qs := make([]query, 0, n)
-	for i := range rk.Work {
-		w := &rk.Work[i]
-		if w.GraphNode == 0 || !a.unplaced(i) {
-			continue
-		}
-		e := find(w.GraphNode)
-		if e == nil {
-			continue
-		}
-		// Follow Original links to the captured node (a clone of a clone
-		// is possible when graphs are re-instantiated); bounded.
-		for hop := 0; hop < 4 && e.Original != 0 && e.Original != e.Node; hop++ {
-			o := find(e.Original)
-			if o == nil {
-				break
+	a.placeByRanges(ByGraph, func(i int) bool { return rk.Work[i].GraphNode != 0 }, func() func(i int) (query, bool) {
+		return func(i int) (query, bool) {
+			e := find(rk.Work[i].GraphNode)
+			if e == nil {
+				return query{}, false
 			}
-			e = o
+			// Follow Original links to the captured node (a clone of a
+			// clone is possible when graphs are re-instantiated); bounded.
+			for hop := 0; hop < 4 && e.Original != 0 && e.Original != e.Node; hop++ {
+				o := find(e.Original)
+				if o == nil {
+					break
+				}
+				e = o
+			}
+			th, ok := a.thr[e.TID]
+			return query{t: e.Start, thr: th, w: uint32(i)}, ok
 		}
-		th, ok := a.thr[e.TID]
-		if !ok {
-			continue
-		}
-		qs = append(qs, query{t: e.Start, thr: th, w: uint32(i)})
-	}
-	a.sweep(qs, ByGraph)
+	})
 }
 
 // prepareRanges numbers the threads that have ranges, sorts the ranges for
@@ -396,6 +490,13 @@ type frame struct {
 
 // sweep walks each thread once, in time order, with a stack of open
 // ranges, and places every query whose open ranges match an nvtx rule.
+// The stack when a query at time t is met holds what it would hold had
+// no query come before: the frames that a query pops (those ending by t)
+// would be popped by the next range pushed (starting after t) or the next
+// query (at t or later) anyway, from the top down, in the same order.
+// So the queries may be cut into sets swept apart, each from the start of
+// its threads' ranges. ruleOfText must know every range text first when
+// sets are swept at once.
 func (a *attributor) sweep(qs []query, m Method) {
 	if len(qs) == 0 {
 		return

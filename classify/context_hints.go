@@ -48,9 +48,16 @@ func Hints(rank *event.Rank, labels []Label) []string {
 	}
 	graphLaunches := 0
 	if rank.Names != nil {
+		// Launches per name id first: a rank has few distinct API names.
+		perName := make([]int, rank.Names.Len())
 		for i := range rank.Launches {
-			if strings.Contains(rank.Names.Name(rank.Launches[i].Name), "GraphLaunch") {
-				graphLaunches++
+			if id := rank.Launches[i].Name; int(id) < len(perName) {
+				perName[id]++ // an id past the table names nothing
+			}
+		}
+		for id, n := range perName {
+			if n > 0 && strings.Contains(rank.Names.Name(uint32(id)), "GraphLaunch") {
+				graphLaunches += n
 			}
 		}
 	}

@@ -6,8 +6,6 @@ package classify
 
 import (
 	"cmp"
-	"container/heap"
-	"math"
 	"slices"
 
 	"github.com/servecmp/servecmp/event"
@@ -39,8 +37,9 @@ func mkSpan(start, end int64, region uint8, kernel bool) span {
 
 type agg struct{ count, sum int64 }
 
-// measure accumulates one rank's counters and intervals.
-type measure struct {
+// counts are one rank's counters (or those of a piece of its work): sums
+// of integers, merged exactly in any order.
+type counts struct {
 	regions  [rules.NumRegions]agg
 	methods  [NumMethods]agg
 	kernels  agg
@@ -48,24 +47,25 @@ type measure struct {
 	unmapped []agg // by name id
 	shapes   []agg // by shape id * NumRegions + region
 	nshapes  int
+}
 
-	streaming bool // work arrives in start order: feed sw directly
-	sw        sweeper
+// measure accumulates one rank's counters and intervals.
+type measure struct {
+	counts
+	sw sweeper
 
 	busy, kernelBusy, commBusy, nonCommBusy, multi int64
 	regionBusy                                     [rules.NumRegions]int64
 }
 
-// newMeasure prepares to measure rank. When its work is already in start
-// order (streaming), spans go straight to the sweeper as they are
-// counted; otherwise sweep feeds them in the order Prepare made.
-func newMeasure(rank *event.Rank, streaming bool) *measure {
-	m := &measure{streaming: streaming}
+// newCounts returns empty counters for rank's work.
+func newCounts(rank *event.Rank) counts {
+	var c counts
 	if rank.Shapes != nil {
-		m.nshapes = rank.Shapes.Len()
-		m.shapes = make([]agg, m.nshapes*rules.NumRegions)
+		c.nshapes = rank.Shapes.Len()
+		c.shapes = make([]agg, c.nshapes*rules.NumRegions)
 	}
-	return m
+	return c
 }
 
 // workInStartOrder reports whether work is sorted by start.
@@ -73,7 +73,98 @@ func workInStartOrder(work []event.Work) bool {
 	return slices.IsSortedFunc(work, func(a, b event.Work) int { return cmp.Compare(a.Start, b.Start) })
 }
 
-func (m *measure) add(w *event.Work, l Label, win interval.Interval) {
+// run measures the work with its labels in win: the counters in pieces
+// of the work, merged, and the busy times in one sweep over the work in
+// start order (order, or the work itself when sorted), on the goroutines
+// pool lends. When the work is cut into pieces, so is the sweep, by start
+// time (see sweepCut).
+func (m *measure) run(rank *event.Rank, labels []Label, win interval.Interval, order []uint32, runs []int, sorted bool, pool *Pool) {
+	work := rank.Work
+	parts := pool.pieces(len(work))
+	pc := make([]counts, parts)
+	count := func(k int) {
+		c := newCounts(rank)
+		lo, hi := bounds(k, parts, len(work))
+		for i := lo; i < hi; i++ {
+			c.add(&work[i], labels[i], win)
+		}
+		pc[k] = c
+	}
+	if parts == 1 {
+		pool.each(2, func(k int) {
+			if k == 0 {
+				m.sweep(work, labels, win, order, runs, sorted)
+			} else {
+				count(0)
+			}
+		})
+	} else {
+		m.sweepCut(newSweepCut(work, labels, win, order, runs, sorted, parts), pool, count, parts)
+	}
+	m.counts = pc[0]
+	for k := 1; k < parts; k++ {
+		m.merge(&pc[k])
+	}
+}
+
+// sweepCut sweeps the stretches of cut, beside count(k) for k in [0,
+// parts), on the goroutines pool lends.
+func (m *measure) sweepCut(cut *sweepCut, pool *Pool, count func(k int), parts int) {
+	ns := cut.stretches()
+	ends := make([]latestEnds, ns)
+	pool.each(ns-1, func(k int) { ends[k] = cut.ends(k) })
+	in := make([]latestEnds, ns)
+	carried := noEnds()
+	for k := range ns {
+		in[k] = carried
+		carried.merge(&ends[k])
+	}
+	tot := make([]sweepTotals, ns)
+	pool.each(ns+parts, func(k int) {
+		if k < ns {
+			tot[k] = cut.sweep(k, &in[k])
+		} else {
+			count(k - ns)
+		}
+	})
+	var t sweepTotals
+	for _, o := range tot {
+		t.add(o)
+	}
+	m.setTotals(t)
+}
+
+// setTotals keeps the busy times of the sweep.
+func (m *measure) setTotals(t sweepTotals) {
+	m.busy, m.kernelBusy, m.nonCommBusy, m.multi = t.all, t.kern, t.nonComm, t.multi
+	m.regionBusy = t.reg
+	m.commBusy = m.regionBusy[rules.Communication]
+}
+
+// merge adds o's counters to c's.
+func (c *counts) merge(o *counts) {
+	for r := range c.regions {
+		c.regions[r].addAgg(o.regions[r])
+	}
+	for k := range c.methods {
+		c.methods[k].addAgg(o.methods[k])
+	}
+	c.kernels.addAgg(o.kernels)
+	c.all.addAgg(o.all)
+	if len(o.unmapped) > len(c.unmapped) {
+		c.unmapped = append(c.unmapped, make([]agg, len(o.unmapped)-len(c.unmapped))...)
+	}
+	for id, a := range o.unmapped {
+		c.unmapped[id].addAgg(a)
+	}
+	for i, a := range o.shapes {
+		c.shapes[i].addAgg(a)
+	}
+}
+
+func (a *agg) addAgg(o agg) { a.count, a.sum = a.count+o.count, a.sum+o.sum }
+
+func (m *counts) add(w *event.Work, l Label, win interval.Interval) {
 	iv, in := interval.ClipWork(w.Start, w.End, win)
 	if !in {
 		return
@@ -93,8 +184,7 @@ func (m *measure) add(w *event.Work, l Label, win interval.Interval) {
 	m.regions[r].sum += d
 	m.methods[meth].count++
 	m.methods[meth].sum += d
-	isKernel := w.Kind == event.Kernel
-	if isKernel {
+	if w.Kind == event.Kernel {
 		m.kernels.count++
 		m.kernels.sum += d
 	}
@@ -110,9 +200,6 @@ func (m *measure) add(w *event.Work, l Label, win interval.Interval) {
 		a := &m.shapes[int(w.Shape)*rules.NumRegions+int(r)]
 		a.count++
 		a.sum += d
-	}
-	if d > 0 && m.streaming {
-		m.sw.feed(mkSpan(iv.Start, iv.End, uint8(r), isKernel))
 	}
 }
 
@@ -149,26 +236,28 @@ func (w *sweeper) feed(sp span) {
 	w.last = max(w.last, iv.End)
 }
 
-// sweep finishes the measurement: unless the work was fed in order as it
-// was counted, it feeds the sweeper the work in order (indices into work
-// in start order, see startOrder), then reads the sweeper's totals.
-func (m *measure) sweep(work []event.Work, labels []Label, win interval.Interval, order []uint32) {
-	if !m.streaming {
-		for _, k := range order {
+// sweep feeds the sweeper the work in start order (the work itself when
+// sorted, else the indices order merged from its runs, see startOrder),
+// clipped to win, and reads the sweeper's totals. The order of work that
+// starts at the same time does not change the totals.
+func (m *measure) sweep(work []event.Work, labels []Label, win interval.Interval, order []uint32, runs []int, sorted bool) {
+	if sorted {
+		for k := range work {
 			if sp, ok := clipSpan(&work[k], labels[k], win); ok {
 				m.sw.feed(sp)
 			}
 		}
+	} else {
+		rm := newRunMerge(work, order, runs)
+		for b := rm.next(); b != nil; b = rm.next() {
+			for _, k := range b {
+				if sp, ok := clipSpan(&work[k], labels[k], win); ok {
+					m.sw.feed(sp)
+				}
+			}
+		}
 	}
-	w := &m.sw
-	if w.started && w.last > w.frontier {
-		w.multi += multiCover(w.frontier, w.last, &w.reg)
-	}
-	m.busy, m.kernelBusy, m.nonCommBusy, m.multi = w.all.Len(), w.kern.Len(), w.nonComm.Len(), w.multi
-	for r := range w.reg {
-		m.regionBusy[r] = w.reg[r].Len()
-	}
-	m.commBusy = m.regionBusy[rules.Communication]
+	m.setTotals(m.sw.totals())
 }
 
 // clipSpan is w clipped to win as a span, and whether any time is left.
@@ -184,76 +273,17 @@ func clipSpan(w *event.Work, l Label, win interval.Interval) (span, bool) {
 	return mkSpan(iv.Start, iv.End, uint8(r), w.Kind == event.Kernel), true
 }
 
-// startOrder returns the indices of the work with time inside win in
-// start order, without copying the work. When the table is its device
-// tables one after the other, each in start order, it merges those few
-// runs (see tableRuns). Otherwise, since a stream runs its work one item
-// at a time, each stream's items are in start order in each device table:
-// it groups item indices by stream (4 bytes per item), merges each
-// stream's per-table runs (or sorts a stream that is out of order; see
-// sortByStart), and merges the streams: as runs when they are few, else
-// with a heap. Clipping to the window keeps the order, since max(start,
-// window start) is monotone.
-func startOrder(work []event.Work, win interval.Interval) []uint32 {
-	if idx, ok := tableRuns(work, win); ok {
-		return idx
-	}
+// startOrder returns the indices of the work with time inside win and
+// the bounds of runs of them, each in start order, to be merged (see
+// runMerge) without copying the work. Since a stream runs its work one
+// item at a time, each stream's items are in start order in each device
+// table: the indices are grouped by stream (4 bytes per item) and each
+// stream cut into its ascending runs (or sorted, when it has many; see
+// streamRunBounds). Clipping to the window keeps the order, since
+// max(start, window start) is monotone.
+func startOrder(work []event.Work, win interval.Interval) ([]uint32, []int) {
 	idx, off := streamRuns(work, win)
-	for b := 0; b+1 < len(off); b++ {
-		sortByStart(work, idx[off[b]:off[b+1]])
-	}
-	if naturalSort(idx, func(a, b uint32) int { return cmp.Compare(work[a].Start, work[b].Start) }) {
-		return idx // few streams: merged like runs
-	}
-	h := &runHeap{work: work, idx: idx}
-	for b := 0; b+1 < len(off); b++ {
-		if off[b] < off[b+1] {
-			h.runs = append(h.runs, cursor{off[b], off[b+1]})
-		}
-	}
-	heap.Init(h)
-	order := make([]uint32, 0, len(idx))
-	for h.Len() > 0 {
-		order = append(order, idx[h.runs[0].pos])
-		h.runs[0].pos++
-		if h.runs[0].pos == h.runs[0].end {
-			heap.Pop(h)
-		} else {
-			heap.Fix(h, 0)
-		}
-	}
-	return order
-}
-
-// tableRuns returns the indices of the work with time inside win in start
-// order when, in table order, they are at most serialMerges+1 ascending
-// runs (each device table in start order, one after the other): merging
-// them is cheaper than a merge of the streams. Otherwise it returns false
-// without allocating.
-func tableRuns(work []event.Work, win interval.Interval) ([]uint32, bool) {
-	n, runs := 0, 0
-	last := int64(math.MinInt64)
-	for i := range work {
-		w := &work[i]
-		if iv, in := interval.ClipWork(w.Start, w.End, win); !in || iv.Empty() {
-			continue
-		}
-		if w.Start < last {
-			if runs++; runs > serialMerges {
-				return nil, false
-			}
-		}
-		last = w.Start
-		n++
-	}
-	idx := make([]uint32, 0, n)
-	for i := range work {
-		if iv, in := interval.ClipWork(work[i].Start, work[i].End, win); in && !iv.Empty() {
-			idx = append(idx, uint32(i))
-		}
-	}
-	sortByStart(work, idx)
-	return idx, true
+	return idx, streamRunBounds(work, idx, off)
 }
 
 // streamRuns groups the indices of the work with time inside win by
@@ -329,29 +359,6 @@ func (bk *streamBuckets) of(stream uint32) int32 {
 	}
 	bk.streams = append(bk.streams, stream)
 	return int32(len(bk.streams) - 1)
-}
-
-// cursor is the unread part [pos, end) of one stream's run in idx.
-type cursor struct{ pos, end int }
-
-// runHeap orders stream runs by the start of their next item
-// (container/heap).
-type runHeap struct {
-	work []event.Work
-	idx  []uint32
-	runs []cursor
-}
-
-func (h *runHeap) Len() int { return len(h.runs) }
-func (h *runHeap) Less(i, j int) bool {
-	return h.work[h.idx[h.runs[i].pos]].Start < h.work[h.idx[h.runs[j].pos]].Start
-}
-func (h *runHeap) Swap(i, j int) { h.runs[i], h.runs[j] = h.runs[j], h.runs[i] }
-func (h *runHeap) Push(x any)    { h.runs = append(h.runs, x.(cursor)) }
-func (h *runHeap) Pop() any {
-	last := h.runs[len(h.runs)-1]
-	h.runs = h.runs[:len(h.runs)-1]
-	return last
 }
 
 // multiCover returns the length of the instants in [from, to) covered by at

@@ -138,3 +138,133 @@ func sortByStart[I int32 | uint32](work []event.Work, s []I) {
 		return cmp.Compare(x, y)
 	})
 }
+
+// ascRuns returns the bounds of the ascending runs of start in s,
+// indices into work (0 first, len(s) last). A stream's work is a few such
+// runs, one per device table it came from.
+func ascRuns[I int32 | uint32](work []event.Work, s []I) []int {
+	bounds := []int{0}
+	for i := 1; i < len(s); i++ {
+		if work[s[i]].Start < work[s[i-1]].Start {
+			bounds = append(bounds, i)
+		}
+	}
+	return append(bounds, len(s))
+}
+
+// streamRunBounds returns the bounds of the ascending runs of each
+// stream's part of s (streams: their bounds in s, 0 first, len(s) last),
+// all in one list. A stream of more than one run per maxRunShare items is
+// sorted by (start, index) first, into one run.
+func streamRunBounds[I int32 | uint32](work []event.Work, s []I, streams []int) []int {
+	bounds := []int{0}
+	for b := 0; b+1 < len(streams); b++ {
+		lo, hi := streams[b], streams[b+1]
+		if lo == hi {
+			continue
+		}
+		r := ascRuns(work, s[lo:hi])
+		if len(r)-2 > (hi-lo)/maxRunShare {
+			sortByStart(work, s[lo:hi])
+			r = []int{0, hi - lo}
+		}
+		for _, x := range r[1:] {
+			bounds = append(bounds, lo+x)
+		}
+	}
+	return bounds
+}
+
+// runMerge hands out the indices of runs of s (each ascending in start;
+// bounds as ascRuns gives them) in (start, run) order: for runs of one
+// stream, which hold its work in table order one after the other, that is
+// (start, index) order. Each batch is a stretch of one run, a sub-slice of
+// s: nothing is copied.
+type runMerge[I int32 | uint32] struct {
+	work []event.Work
+	s    []I
+	h    []mergeCursor // a heap by (key, run)
+}
+
+// mergeCursor is the unread part [pos, end) of run run; key is the start
+// of the item at pos.
+type mergeCursor struct {
+	key           int64
+	pos, end, run int
+}
+
+func (c *mergeCursor) before(d *mergeCursor) bool {
+	return c.key < d.key || c.key == d.key && c.run < d.run
+}
+
+func newRunMerge[I int32 | uint32](work []event.Work, s []I, bounds []int) *runMerge[I] {
+	if len(bounds) == 0 {
+		return &runMerge[I]{work: work, s: s}
+	}
+	return newRunMergeOf(work, s, bounds[:len(bounds)-1], bounds[1:])
+}
+
+// newRunMergeOf merges the runs s[lo[r]:hi[r]] (parts of the runs of s,
+// each ascending in start), as newRunMerge merges whole ones.
+func newRunMergeOf[I int32 | uint32](work []event.Work, s []I, lo, hi []int) *runMerge[I] {
+	m := &runMerge[I]{work: work, s: s}
+	for r := range lo {
+		if lo[r] < hi[r] {
+			m.h = append(m.h, mergeCursor{key: work[s[lo[r]]].Start, pos: lo[r], end: hi[r], run: r})
+		}
+	}
+	for i := len(m.h)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
+	return m
+}
+
+// next returns the next batch, nil after the last.
+func (m *runMerge[I]) next() []I {
+	if len(m.h) == 0 {
+		return nil
+	}
+	top := &m.h[0]
+	var bound *mergeCursor // the first of the other runs
+	for _, c := range []int{1, 2} {
+		if c < len(m.h) && (bound == nil || m.h[c].before(bound)) {
+			bound = &m.h[c]
+		}
+	}
+	from, p := top.pos, top.pos+1
+	for p < top.end {
+		k := m.work[m.s[p]].Start
+		if bound != nil && (k > bound.key || k == bound.key && top.run > bound.run) {
+			break
+		}
+		p++
+	}
+	if p == top.end {
+		last := len(m.h) - 1
+		m.h[0] = m.h[last]
+		m.h = m.h[:last]
+	} else {
+		top.pos, top.key = p, m.work[m.s[p]].Start
+	}
+	m.down(0)
+	return m.s[from:p]
+}
+
+// down restores the heap below i.
+func (m *runMerge[I]) down(i int) {
+	h := m.h
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1].before(&h[c]) {
+			c++
+		}
+		if !h[c].before(&h[i]) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}

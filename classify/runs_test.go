@@ -197,3 +197,51 @@ func TestStreamBuckets(t *testing.T) {
 		t.Errorf("streams %v", bk.streams)
 	}
 }
+
+// TestRunMerge: merging ascending runs gives the (start, run, position)
+// order, and grouping by stream then merging each stream's runs gives
+// (stream, start, index), for few runs, many runs, ties across runs and
+// streams out of order (sorted first).
+func TestRunMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := range 200 {
+		n := rng.IntN(400)
+		work := make([]event.Work, n)
+		nstreams := 1 + rng.IntN(4)
+		for i := range work {
+			work[i] = event.Work{Start: int64(rng.IntN(50)), Stream: uint32(rng.IntN(nstreams))}
+		}
+		if trial%2 == 0 { // each stream a few ascending runs, like device tables
+			cut := []int{0, n / 2, 3 * n / 4, n}
+			for k := 0; k+1 < len(cut); k++ {
+				slices.SortStableFunc(work[cut[k]:cut[k+1]], func(a, b event.Work) int { return cmp.Compare(a.Start, b.Start) })
+			}
+		}
+		idx := make([]uint32, n)
+		for i := range idx {
+			idx[i] = uint32(i)
+		}
+		bounds := ascRuns(work, idx)
+		var got []uint32
+		rm := newRunMerge(work, idx, bounds)
+		for b := rm.next(); b != nil; b = rm.next() {
+			got = append(got, b...)
+		}
+		want := slices.Clone(idx)
+		slices.SortStableFunc(want, func(x, y uint32) int { return cmp.Compare(work[x].Start, work[y].Start) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: merged %v, want %v", trial, got, want)
+		}
+		seq := groupByStream(work, func(int) bool { return true })
+		wantSeq := make([]int32, n)
+		for i := range wantSeq {
+			wantSeq[i] = int32(i)
+		}
+		slices.SortFunc(wantSeq, func(x, y int32) int {
+			return cmp.Or(cmp.Compare(work[x].Stream, work[y].Stream), cmp.Compare(work[x].Start, work[y].Start), cmp.Compare(x, y))
+		})
+		if !slices.Equal(seq, wantSeq) {
+			t.Fatalf("trial %d: by stream %v, want %v", trial, seq, wantSeq)
+		}
+	}
+}

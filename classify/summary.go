@@ -55,12 +55,23 @@ type Prepared struct {
 	from   string
 	o      int64
 	sorted bool     // rank.Work is in start order
-	order  []uint32 // otherwise: the work inside win in start order
+	order  []uint32 // otherwise: the work inside win, in runs of start order
+	runs   []int    // the bounds of those runs
 	iters  *Iterations
 }
 
 // Prepare resolves the rank's window and orders its work by start.
 func Prepare(c *event.Capture, rank *event.Rank, opt Options) (*Prepared, error) {
+	p, err := prepareWindow(c, rank, opt)
+	if err != nil {
+		return nil, err
+	}
+	p.prepareOrder()
+	return p, nil
+}
+
+// prepareWindow resolves the rank's window.
+func prepareWindow(c *event.Capture, rank *event.Rank, opt Options) (*Prepared, error) {
 	spec := opt.Window
 	o := SessionOrigin(c)
 	if spec.Explicit {
@@ -70,20 +81,51 @@ func Prepare(c *event.Capture, rank *event.Rank, opt Options) (*Prepared, error)
 	if err != nil {
 		return nil, err
 	}
-	p := &Prepared{c: c, rank: rank, opt: opt, win: win, from: from, o: o}
+	return &Prepared{c: c, rank: rank, opt: opt, win: win, from: from, o: o}, nil
+}
+
+// prepareOrder orders the work by start and counts the iterations.
+func (p *Prepared) prepareOrder() {
+	rank, win := p.rank, p.win
 	if p.sorted = workInStartOrder(rank.Work); !p.sorted {
-		p.order = startOrder(rank.Work, win)
+		p.order, p.runs = startOrder(rank.Work, win)
 	}
-	pat := opt.Iteration
+	pat := p.opt.Iteration
 	if pat == nil {
 		pat = DefaultIteration
 	}
 	p.iters = countIterations(rank, pat, win)
-	return p, nil
 }
 
-// Summarize measures the prepared rank with one Label per rank.Work item.
+// SummarizeRank attributes and summarizes one rank with the goroutines
+// pool lends, and returns its summary and labels: it gives what
+// AttributeWith then Summarize give, the work's start order made while
+// the work is attributed.
+func SummarizeRank(c *event.Capture, rank *event.Rank, set *rules.Set, byName []Label, opt Options, pool *Pool) (*RankSummary, []Label, error) {
+	p, err := prepareWindow(c, rank, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	a := newAttributor(rank, set, byName, pool)
+	a.run(byName, p.prepareOrder)
+	s, err := p.SummarizeWith(a.out, pool)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, a.out, nil
+}
+
+// Summarize measures the prepared rank with one Label per rank.Work item;
+// it is SummarizeWith without a pool.
 func (p *Prepared) Summarize(labels []Label) (*RankSummary, error) {
+	return p.SummarizeWith(labels, nil)
+}
+
+// SummarizeWith is Summarize with the goroutines pool lends: the sweep
+// over the work in start order runs beside the counters, which are
+// counted in pieces and merged (sums of integers: the result does not
+// depend on the pieces).
+func (p *Prepared) SummarizeWith(labels []Label, pool *Pool) (*RankSummary, error) {
 	rank, c, win, o := p.rank, p.c, p.win, p.o
 	if len(labels) != len(rank.Work) {
 		return nil, fmt.Errorf("classify: %d labels for %d work items", len(labels), len(rank.Work))
@@ -102,11 +144,8 @@ func (p *Prepared) Summarize(labels []Label) (*RankSummary, error) {
 		}
 	}
 
-	m := newMeasure(rank, p.sorted)
-	for i := range rank.Work {
-		m.add(&rank.Work[i], labels[i], win)
-	}
-	m.sweep(rank.Work, labels, win, p.order)
+	m := &measure{}
+	m.run(rank, labels, win, p.order, p.runs, p.sorted, pool)
 	m.fill(s, rank)
 	if s.DeviceWork == 0 {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("rank %s: no device work inside the window (%s:%s from the session start)",

@@ -193,6 +193,40 @@ func values(runs []Run, field string, flat []map[string]string) string {
 	return strings.Join(vs, " | ")
 }
 
+// notGiven is "" for a GPU count of 0, which means not given.
+func notGiven(v string) string {
+	if v == "0" {
+		return ""
+	}
+	return v
+}
+
+// unrecordedResources is the note for resource fields given on neither
+// side (r.Contract), or "": the GPU type, and the GPU count unless both
+// sides ran on CPUs (gpu_type cpu).
+func (r *Report) unrecordedResources() string {
+	var unknown []string
+	cpu := true
+	for _, f := range r.Contract {
+		switch f.Name {
+		case "gpu_type":
+			cpu = strings.EqualFold(f.A, "cpu") && strings.EqualFold(f.B, "cpu")
+			if f.A == "" && f.B == "" {
+				unknown = append(unknown, f.Name)
+			}
+		case "gpu_count":
+			if f.A == "" && f.B == "" && !cpu {
+				unknown = append(unknown, f.Name)
+			}
+		}
+	}
+	if len(unknown) == 0 {
+		return ""
+	}
+	return "resource contract not recorded: " + strings.Join(unknown, " and ") + " given on neither side (benchmark --manifest " +
+		unknown[0] + "=..., or " + unknown[0] + " in the experiment file): equal resources are not verified"
+}
+
 func (r *Report) contract(runsA, runsB []Run, decl []string) {
 	var fa, fb []map[string]string
 	keys := map[string]bool{}
@@ -248,16 +282,14 @@ func (r *Report) contract(runsA, runsB []Run, decl []string) {
 	for _, k := range []string{"manifest.model", "manifest.engine", "manifest.engine_version", "manifest.gpu_type", "manifest.gpu_count",
 		"manifest.topology", "manifest.memory_limit", "manifest.compute_precision", "manifest.weight_precision",
 		"manifest.kv_precision", "manifest.quantization", "manifest.attention_backend", "manifest.graph_mode", "manifest.cache_policy"} {
-		r.Contract = append(r.Contract, Field{Name: strings.TrimPrefix(k, "manifest."), A: values(runsA, k, fa), B: values(runsB, k, fb)})
-	}
-	unknown := []string{}
-	for _, k := range []string{"manifest.gpu_type", "manifest.gpu_count"} {
-		if a, b := values(runsA, k, fa), values(runsB, k, fb); (a == "" || a == "0") && (b == "" || b == "0") {
-			unknown = append(unknown, strings.TrimPrefix(k, "manifest."))
+		a, b := values(runsA, k, fa), values(runsB, k, fb)
+		if k == "manifest.gpu_count" { // 0 is "not given" (result.Manifest)
+			a, b = notGiven(a), notGiven(b)
 		}
+		r.Contract = append(r.Contract, Field{Name: strings.TrimPrefix(k, "manifest."), A: a, B: b})
 	}
-	if len(unknown) > 0 {
-		r.Notes = append(r.Notes, "resource contract not recorded ("+strings.Join(unknown, ", ")+" empty on both sides): equal resources are not verified")
+	if n := r.unrecordedResources(); n != "" {
+		r.Notes = append(r.Notes, n)
 	}
 	w := &r.Workload
 	w.SHA256A, w.SHA256B = values(runsA, "workload.sha256", fa), values(runsB, "workload.sha256", fb)

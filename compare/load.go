@@ -27,8 +27,10 @@ type Paths struct {
 }
 
 // LoadInput reads every file of p into an Input whose statistical
-// settings are left zero. Patterns and directories are expanded first
-// (Expand). Every file is checked against its schema; a
+// settings are left zero. Run directories of servecmp run give their
+// steps (fromRunDirs), then patterns and directories are expanded
+// (Expand); a side given no records takes those beside its results that
+// carry one of its run ids (recordsBeside). Every file is checked against its schema; a
 // file or run given twice on one side is refused, and every records file
 // is tied to its result (tieRecords: by run id, any order; older records
 // without one are paired in order when a side has as many of them as
@@ -37,18 +39,29 @@ type Paths struct {
 func LoadInput(p Paths) (Input, []string, error) {
 	var in Input
 	var warnings []string
-	p, err := Expand(p)
+	p, err := Expand(fromRunDirs(p))
 	if err != nil {
 		return in, nil, err
-	}
-	if (len(p.RecordsA) == 0) != (len(p.RecordsB) == 0) {
-		warnings = append(warnings, "records given for one side only; latency rows use per-run values")
 	}
 	if in.A, err = loadAll(p.A, LoadRun); err != nil {
 		return in, nil, err
 	}
 	if in.B, err = loadAll(p.B, LoadRun); err != nil {
 		return in, nil, err
+	}
+	for _, s := range []struct {
+		flag string
+		recs *[]string
+		runs []Run
+	}{{"--records-a", &p.RecordsA, in.A}, {"--records-b", &p.RecordsB, in.B}} {
+		if len(*s.recs) == 0 {
+			var w []string
+			*s.recs, w = recordsBeside(s.flag, s.runs)
+			warnings = append(warnings, w...)
+		}
+	}
+	if (len(p.RecordsA) == 0) != (len(p.RecordsB) == 0) {
+		warnings = append(warnings, "records given for one side only; latency rows use per-run values")
 	}
 	if in.RecordsA, err = loadAll(p.RecordsA, LoadRecords); err != nil {
 		return in, nil, err
@@ -112,6 +125,9 @@ func parseRun(path string, data []byte) (Run, error) {
 	if err := checkResultJSON(path, data, &res); err != nil {
 		return Run{}, err
 	}
+	// A result written before manifests were scrubbed may carry a key in
+	// a launch command line: none reaches the report.
+	res.Manifest.Scrub()
 	return Run{Path: path, Result: &res}, nil
 }
 

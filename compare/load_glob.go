@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // This file expands the paths of a comparison. Each --a, --b,
@@ -74,7 +75,19 @@ func expandOne(v string, kind pathKind) ([]string, error) {
 		if len(m) == 0 {
 			return nil, fmt.Errorf("no file matches")
 		}
-		return m, nil // Glob sorts
+		var out []string // Glob sorts
+		for _, f := range m {
+			if st, err := os.Stat(f); err == nil && st.IsDir() { // 'out/run-a-*': step folders
+				files, err := dirFiles(f, kind)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %v", f, err)
+				}
+				out = append(out, files...)
+				continue
+			}
+			out = append(out, f)
+		}
+		return out, nil
 	}
 	st, err := os.Stat(v)
 	if err != nil || !st.IsDir() {
@@ -131,9 +144,10 @@ func wantFile(path string, kind pathKind) bool {
 
 // peekSchema returns the "schema" of the JSON object in path, reading at
 // most its first 4 KiB (the writers put the schema first); "" when there
-// is none or the file is not JSON.
+// is none or the file is not JSON. It opens through infile: a named pipe
+// in a directory of results is passed over, never waited on.
 func peekSchema(path string) string {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return ""
 	}

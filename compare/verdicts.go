@@ -258,6 +258,11 @@ func runMetric(name, unit string, va, vb sideRuns, lowerBetter bool, o stats.Run
 		m.Note = fmt.Sprintf("%d run(s) for A, %d for B: no test and no interval without two runs a side", len(va.vals), len(vb.vals))
 	}
 	setVerdict(&m, &c.Evidence, c.Verdict, lowerBetter)
+	if len(va.vals) < 2 || len(vb.vals) < 2 {
+		// One run has no spread: no count of runs can be sized from it.
+		m.RunsNeeded, m.MDDPct = 0, nil
+		m.Reason = "one run a side has no run-to-run spread: repeat the runs (3 or more a side); their spread will say how many detect a 10% difference"
+	}
 	return m
 }
 

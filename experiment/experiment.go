@@ -8,6 +8,7 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/redact"
 	"github.com/servecmp/servecmp/tokenizer"
 )
 
@@ -100,11 +101,14 @@ const (
 	DefaultReadyPath    = "/v1/models"
 )
 
-// CommandLine gives the command back as one line that SplitCommand reads
-// into the same words.
+// CommandLine gives the command back as one line for people (the
+// manifest, the logs, stderr): SplitCommand reads it into the same words,
+// secrets masked (redact.Command: VLLM_API_KEY=..., --api-key ...). It
+// is never run; Command is.
 func (l Launch) CommandLine() string {
-	q := make([]string, len(l.Command))
-	for i, w := range l.Command {
+	words := redact.Command(l.Command)
+	q := make([]string, len(words))
+	for i, w := range words {
 		q[i] = quoteWord(w)
 	}
 	return strings.Join(q, " ")
@@ -241,6 +245,23 @@ type Profile struct {
 	For        time.Duration `json:"for,omitempty"`
 	Steps      int           `json:"steps,omitempty"`
 	Activities []string      `json:"activities,omitempty"`
+}
+
+// Inputs lists the files a run of e reads, with more (a key file): the
+// experiment file, the workload file, a trace and the tokenizers. No
+// output may replace one.
+func (e *Experiment) Inputs(more ...string) []string {
+	out := []string{e.File}
+	if e.Workload.File != "" {
+		out = append(out, e.Workload.File)
+	}
+	if r := e.Workload.Random; r != nil && r.Tokenizer != "" {
+		out = append(out, r.Tokenizer)
+	}
+	if t := e.Workload.Trace; t != nil {
+		out = append(out, t.File, t.Tokenizer)
+	}
+	return append(out, more...)
 }
 
 // Side returns engine "a" or "b".

@@ -32,10 +32,11 @@ func TestMain(m *testing.M) {
 
 // helper modes:
 //
-//	serve ADDR [ignore-term] [child PIDFILE]: answer GET /v1/models on ADDR
-//	    (loopback); exit 0 on SIGTERM unless ignore-term; with child,
-//	    first start a process of the same group that ignores SIGTERM and
-//	    write its pid to PIDFILE.
+//	serve ADDR [ignore-term] [child PIDFILE | setsid-child PIDFILE]: answer
+//	    GET /v1/models on ADDR (loopback); exit 0 on SIGTERM unless
+//	    ignore-term; with child, first start a process of the same group
+//	    that ignores SIGTERM and write its pid to PIDFILE; setsid-child
+//	    starts it in a session of its own.
 //	exit: write to stderr and exit 3 at once.
 //	sleep: never serve.
 //	stubborn PIDFILE: ignore SIGTERM, write the pid, sleep.
@@ -65,10 +66,14 @@ func serve(args []string) {
 		switch args[i] {
 		case "ignore-term":
 			ignore = true
-		case "child":
+		case "child", "setsid-child":
 			i++
 			c := exec.Command(os.Args[0], args[i])
 			c.Env = append(os.Environ(), helperEnv+"=stubborn")
+			if args[i-1] == "setsid-child" {
+				// leaves the group and the session, as a daemon does
+				c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			}
 			_ = c.Start()
 		}
 	}
@@ -307,5 +312,45 @@ func TestLaunchNotFound(t *testing.T) {
 	_, err := Start(context.Background(), Launch{Command: []string{"/nonexistent/engine"}}, opts(t))
 	if err == nil || !strings.HasPrefix(err.Error(), "engine b: launch /nonexistent/engine: ") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestLaunchStopKillsSetsidDescendants is the case: an engine
+// that starts a child in a session of its own (setsid), which ignores
+// SIGTERM, leaves no process once stopped.
+func TestLaunchStopKillsSetsidDescendants(t *testing.T) {
+	addr := freeAddr(t)
+	pidFile := filepath.Join(t.TempDir(), "child.pid")
+	l := launchSpec(t, "http://"+addr+"/v1/models", "serve", addr, "setsid-child", pidFile)
+	l.Grace = 300 * time.Millisecond
+	p, err := StartReady(context.Background(), l, opts(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := waitPid(t, pidFile)
+	if pgid, _ := syscall.Getpgid(child); pgid == p.Pid() || !alive(child) {
+		t.Fatalf("child %d: group %d, alive %v; want it running outside the engine's group %d", child, pgid, alive(child), p.Pid())
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	gone(t, p.Pid(), child)
+}
+
+// TestScrubLog: what an engine prints reaches its log with secrets
+// masked, a line split across writes included.
+func TestScrubLog(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "engine-a.stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &scrubLog{f: f, key: "k-0123456789"}
+	for _, part := range []string{"args: {'api_key': 'sk-abcdefgh", "ijklmnopqrstuv'}\nusing key k-01", "23456789 now\n", "tail without newline k-0123456789"} {
+		l.Write([]byte(part))
+	}
+	l.Close()
+	b, _ := os.ReadFile(f.Name())
+	if strings.Contains(string(b), "abcdefgh") || strings.Contains(string(b), "k-0123456789") || !strings.Contains(string(b), "tail without newline") {
+		t.Fatalf("log %q", b)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/internal/infile"
 )
@@ -84,7 +85,7 @@ func (p *parser) engine(n *yaml.Node, side, dir string) Engine {
 	var e Engine
 	var launch *yaml.Node
 	h := map[string]func(*yaml.Node){
-		"url":    func(v *yaml.Node) { e.URL = p.httpURL(v, side+".url") },
+		"url":    func(v *yaml.Node) { e.URL = client.TrimV1(p.httpURL(v, side+".url")) }, // an SDK's base_url works too
 		"model":  func(v *yaml.Node) { e.Model = p.nonEmpty(v, side+".model") },
 		"engine": func(v *yaml.Node) { e.Engine = p.name(v, side+".engine") },
 		"extra":  func(v *yaml.Node) { e.Extra = p.stringMap(v, side+".extra") },
@@ -268,6 +269,17 @@ func (p *parser) random(n *yaml.Node, dir string) *Random {
 		p.require(n, w, seen, "num", "input_len", "output_len")
 		p.promptForm(n, r)
 	}
+	if len(p.errs) == 0 {
+		// The generator's own bounds (count, lengths, prefix, vocabulary,
+		// rate), checked now rather than when the workload is made.
+		plain := *r
+		plain.Tokenizer = "" // the tokenizer is loaded when the workload is made
+		if spec, err := plain.Spec(); err == nil {
+			if err := spec.Validate(); err != nil {
+				p.errorf(n, "%s: %v", w, strings.TrimPrefix(err.Error(), "random workload: "))
+			}
+		}
+	}
 	return r
 }
 
@@ -300,7 +312,7 @@ func (p *parser) path(n *yaml.Node, where, dir string) string {
 // check reads the pre-flight check over its defaults.
 func (p *parser) check(n *yaml.Node, c Preflight) Preflight {
 	p.fields(n, "check", map[string]func(*yaml.Node){
-		"requests": func(v *yaml.Node) { c.Requests = p.integer(v, "check.requests", 1) },
+		"requests": func(v *yaml.Node) { c.Requests = p.bounded(v, "check.requests", 1, MaxCheckRequests) },
 		"on_mismatch": func(v *yaml.Node) {
 			c.OnMismatch = p.choice(v, "check.on_mismatch", OnMismatchStop, OnMismatchContinue)
 		},

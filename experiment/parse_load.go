@@ -9,13 +9,34 @@ import (
 	"github.com/servecmp/servecmp/benchmark/result"
 )
 
-// loadValue checks one offered load: concurrency is a whole number >= 1,
-// rate a number > 0.
+// Bounds of an experiment file's counts, beyond those of a benchmark's
+// load (result's MaxConcurrencyLimit, MinRate, MaxRate): each is checked
+// when the file is read, before anything runs.
+const (
+	// MaxRunCount bounds runs.count: a plan holds two steps per run.
+	MaxRunCount = 1000
+	// MaxSweepValues bounds the values of a sweep.
+	MaxSweepValues = 100
+	// MaxCheckRequests bounds check.requests.
+	MaxCheckRequests = 100_000
+	// MaxProfileSteps bounds profile.steps.
+	MaxProfileSteps = 1_000_000
+	// MaxWarmup bounds a warmup.
+	MaxWarmup = 1_000_000
+)
+
+// loadValue checks one offered load: concurrency is a whole number from
+// 1 to result.MaxConcurrencyLimit, rate a number from result.MinRate to
+// result.MaxRate.
 func (p *parser) loadValue(n *yaml.Node, where, kind string) float64 {
 	if kind == LoadConcurrency {
-		return float64(p.integer(n, where, 1))
+		return float64(p.bounded(n, where, 1, result.MaxConcurrencyLimit))
 	}
-	return p.number(n, where, true)
+	v := p.number(n, where, true)
+	if v > 0 && (v < result.MinRate || v > result.MaxRate) {
+		p.errorf(n, "%s: %s requests/s is outside [%.3g, %g] (at least one request a week)", where, n.Value, result.MinRate, result.MaxRate)
+	}
+	return v
 }
 
 // sweep reads the sweep: concurrency or rate values, strictly increasing.
@@ -25,6 +46,10 @@ func (p *parser) sweep(n *yaml.Node) *Sweep {
 		return func(v *yaml.Node) {
 			s.Kind = kind
 			where := "sweep." + kind
+			if len(v.Content) > MaxSweepValues {
+				p.errorf(v, "%s: %d values, more than %d", where, len(v.Content), MaxSweepValues)
+				return
+			}
 			p.list(v, where, func(i int, x *yaml.Node) {
 				val := p.loadValue(x, fmt.Sprintf("%s[%d]", where, i), kind)
 				if i > 0 && val <= s.Values[i-1] && val > 0 {
@@ -37,7 +62,7 @@ func (p *parser) sweep(n *yaml.Node) *Sweep {
 	seen := p.fields(n, "sweep", map[string]func(*yaml.Node){
 		LoadConcurrency:      values(LoadConcurrency),
 		LoadRate:             values(LoadRate),
-		"warmup":             func(v *yaml.Node) { s.Warmup = p.integer(v, "sweep.warmup", 0) },
+		"warmup":             func(v *yaml.Node) { s.Warmup = p.bounded(v, "sweep.warmup", 0, MaxWarmup) },
 		"reset_prefix_cache": func(v *yaml.Node) { s.ResetPrefixCache = p.boolean(v, "sweep.reset_prefix_cache") },
 	})
 	if deref(n).Kind == yaml.MappingNode {
@@ -53,11 +78,11 @@ func (p *parser) runs(n *yaml.Node) Runs {
 		return func(v *yaml.Node) { r.Value = p.loadValue(v, "runs."+kind, kind) }
 	}
 	seen := p.fields(n, "runs", map[string]func(*yaml.Node){
-		"count":              func(v *yaml.Node) { r.Count = p.integer(v, "runs.count", 1) },
+		"count":              func(v *yaml.Node) { r.Count = p.bounded(v, "runs.count", 1, MaxRunCount) },
 		LoadConcurrency:      load(LoadConcurrency),
 		LoadRate:             load(LoadRate),
 		"order":              func(v *yaml.Node) { r.Order = p.choice(v, "runs.order", OrderInterleaved, OrderBlocked) },
-		"warmup":             func(v *yaml.Node) { r.Warmup = p.integer(v, "runs.warmup", 0) },
+		"warmup":             func(v *yaml.Node) { r.Warmup = p.bounded(v, "runs.warmup", 0, MaxWarmup) },
 		"reset_prefix_cache": func(v *yaml.Node) { r.ResetPrefixCache = p.boolean(v, "runs.reset_prefix_cache") },
 		"shards":             func(v *yaml.Node) { r.Shards = p.integer(v, "runs.shards", 1) },
 	})
@@ -102,7 +127,7 @@ func (p *parser) profile(n *yaml.Node) *Profile {
 				p.errorf(v, "profile.for: must be > 0")
 			}
 		},
-		"steps": func(v *yaml.Node) { pr.Steps = p.integer(v, "profile.steps", 1) },
+		"steps": func(v *yaml.Node) { pr.Steps = p.bounded(v, "profile.steps", 1, MaxProfileSteps) },
 		"activities": func(v *yaml.Node) {
 			p.list(v, "profile.activities", func(_ int, x *yaml.Node) {
 				if a := p.nonEmpty(x, "profile.activities"); a != "" {

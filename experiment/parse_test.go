@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -274,5 +275,40 @@ func TestParseBaseIsValid(t *testing.T) {
 	}
 	if e.Sweep != nil || e.Profile != nil || e.SLO != nil || e.Runs.Count != DefaultRunCount {
 		t.Errorf("defaults: %+v", e)
+	}
+}
+
+// TestParseBoundsWholeFile: values that would crash or overflow later are
+// refused when the file is read, each on its line, before any step: a
+// billion runs, a duration that overflows (not ready after -2562047h), a
+// rate of one request in 10^300 s, a random workload beyond the
+// generator's bounds.
+func TestParseBoundsWholeFile(t *testing.T) {
+	base := "a: {url: \"http://127.0.0.1:1\", model: m, launch: {command: x, ready_timeout: %s}}\nb: {url: \"http://127.0.0.1:2\", model: m}\n" +
+		"workload: {random: {num: %s, input_len: 8, output_len: 4}}\nruns: {count: %s, %s}\nprofile: {after: %s, for: 5s}\n"
+	for _, tc := range []struct {
+		name                           string
+		ready, num, count, load, after string
+		want                           string
+	}{
+		{"ok", "5m", "4", "3", "concurrency: 2", "5s", ""},
+		{"runs.count", "5m", "4", "1000000000", "concurrency: 2", "5s", "exp.yaml:4: runs.count: must be <= 1000"},
+		{"seconds overflow", "9223372037", "4", "3", "concurrency: 2", "5s", "ready_timeout: must be at most 24h0m0s"},
+		{"duration overflow", "5m", "4", "3", "concurrency: 2", "2562047h", "profile.after: must be at most 24h0m0s"},
+		{"rate 1e-300", "5m", "4", "3", "rate: 1e-300", "5s", "runs.rate: 1e-300 requests/s is outside"},
+		{"concurrency", "5m", "4", "3", "concurrency: 1000000", "5s", "runs.concurrency: must be <= 100000"},
+		{"random num", "5m", "100000000", "3", "concurrency: 2", "5s", "workload.random: --num must be in"},
+	} {
+		src := fmt.Sprintf(base, tc.ready, tc.num, tc.count, tc.load, tc.after)
+		_, err := Parse("exp.yaml", []byte(src))
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
 	}
 }

@@ -3,15 +3,14 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/servecmp/servecmp/analysis"
 	"github.com/servecmp/servecmp/input"
-	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/profile"
 	"github.com/servecmp/servecmp/rules"
 )
@@ -42,19 +41,29 @@ func (r *runner) profile(ctx context.Context, s Step, dir string) error {
 	pr := r.e.Profile
 	o := profile.Options{After: pr.After, For: pr.For, Steps: pr.Steps, Activities: pr.Activities, TraceDir: r.e.Side(s.Side).TraceDir}
 	if o.TraceDir == "" {
+		// The engine writes its traces into the step's folder: the folder
+		// is the run's whole, removed with the step when it is redone.
+		rel := s.Name + "/" + TracesDir
+		if _, err := r.st.Out().Sub(rel); err != nil {
+			return err
+		}
+		if err := r.st.Own(rel); err != nil {
+			return err
+		}
 		if o.TraceDir, err = filepath.Abs(filepath.Join(dir, TracesDir)); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(o.TraceDir, 0o755); err != nil {
-			return err
-		}
 	}
-	res, runErr, recErr := profile.RunRecorded(ctx, cfg, o, filepath.Join(dir, RecordsFile))
+	res, runErr, recErr := profile.RunStream(ctx, cfg, o, r.st.Stream(s, RecordsFile))
 	if res == nil {
 		return fmt.Errorf("engine %s: %v", s.Side, runErr)
 	}
-	if err := profile.WriteResult(filepath.Join(dir, ResultFile), nil, res); err != nil {
+	var buf bytes.Buffer
+	if err := profile.WriteResult("-", &buf, res); err != nil {
 		return err
+	}
+	if err := r.st.Write(s, ResultFile, buf.Bytes()); err != nil {
+		return fmt.Errorf("writing %v", err)
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(r.o.Stderr, "servecmp run: %s: warning: %s\n", s.Name, w)
@@ -72,7 +81,7 @@ func (r *runner) profile(ctx context.Context, s Step, dir string) error {
 
 // analyze analyses the traces of the side's profile step with the work
 // of its window (analyze --work-from) and saves the summary.
-func (r *runner) analyze(ctx context.Context, s Step, dir string) error {
+func (r *runner) analyze(ctx context.Context, s Step) error {
 	ps := stepsOf(r.out.Plan, KindProfile, s.Side)[0]
 	if !r.st.Done(ps) {
 		return fmt.Errorf("no profile of engine %s to analyse: step %s did not complete", s.Side, ps.Name)
@@ -97,7 +106,7 @@ func (r *runner) analyze(ctx context.Context, s Step, dir string) error {
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(r.o.Stderr, "servecmp run: %s: warning: %s\n", s.Name, w)
 	}
-	if err := atomicfile.WriteFunc(filepath.Join(dir, SummaryFile), rep.WriteSummary); err != nil {
+	if err := r.st.WriteFunc(s, SummaryFile, rep.WriteSummary); err != nil {
 		return fmt.Errorf("writing %v", err)
 	}
 	return nil

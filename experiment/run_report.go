@@ -3,6 +3,7 @@
 package experiment
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -35,11 +36,16 @@ type RunInfo struct {
 	RunOrder []string `json:"run_order"`
 	// Steps are every step of the plan but the report, with their record.
 	Steps []StepFile `json:"steps"`
+	// Failed lists the measured runs with more failed requests than
+	// result.DefaultMaxFailedShare allows (Outcome.Failed).
+	Failed []string `json:"failed_runs,omitempty"`
 }
 
 // report compares the results of the plan's sweeps and runs, writes
-// report.json and has RunOptions.Report write the rest.
-func (r *runner) report(_ string) error {
+// report.json and has RunOptions.Report write the rest. The outputs of
+// an earlier report go first: a report that fails leaves none.
+func (r *runner) report(s Step) error {
+	r.removeReport()
 	plan := r.out.Plan
 	var p compare.Paths
 	for _, side := range []string{"a", "b"} {
@@ -68,6 +74,7 @@ func (r *runner) report(_ string) error {
 	if err := r.applySLO(in); err != nil {
 		return fmt.Errorf("report: %v", err)
 	}
+	r.out.Failed = failedRuns(in)
 	in.Intentional, in.Alpha, in.SLO = r.e.Intentional, r.e.Alpha, r.e.SLO
 	rep, err := compare.New(in)
 	if err != nil {
@@ -77,15 +84,55 @@ func (r *runner) report(_ string) error {
 	if missing != "" {
 		rep.Warnings = append(rep.Warnings, missing)
 	}
-	if err := writeJSON(filepath.Join(r.dir, ReportJSON), RunReport{Report: rep, Run: r.runInfo()}); err != nil {
+	for _, f := range r.out.Failed {
+		rep.Warnings = append(rep.Warnings, f+": the comparison stands on a run with too many failed requests")
+	}
+	info := r.runInfo()
+	info.Failed = r.out.Failed
+	b, err := jsonBytes(RunReport{Report: rep, Run: info})
+	if err != nil {
 		return err
 	}
+	if err := r.st.Out().Write(ReportJSON, b); err != nil {
+		return fmt.Errorf("writing %v", err)
+	}
 	if r.o.Report != nil {
-		if err := r.o.Report(reportPaths(r.dir), rep, r.e.SLO); err != nil {
+		if err := r.o.Report(reportPaths(r.st.Out()), rep, r.e.SLO); err != nil {
 			return fmt.Errorf("report: %v", err)
 		}
 	}
 	r.out.Report = rep
+	return nil
+}
+
+// failedRuns lists the sweeps and measured runs whose failed share
+// is above result.DefaultMaxFailedShare, as benchmark's exit 4 counts it.
+func failedRuns(in compare.Input) []string {
+	var out []string
+	for _, run := range append(slices.Clone(in.A), in.B...) {
+		res := run.Result
+		if res.FailedShare() <= result.DefaultMaxFailedShare {
+			continue
+		}
+		step := filepath.Base(filepath.Dir(run.Path))
+		out = append(out, fmt.Sprintf("%s: %.1f%% of the requests failed (%s), more than %g allowed",
+			step, 100*res.FailedShare(), failureClasses(res.Summary.FailedByClass), result.DefaultMaxFailedShare))
+	}
+	return out
+}
+
+// keptReport gives the outcome the report an earlier run wrote with the
+// same keys, so that a rerun with nothing to do exits as the first did.
+func (r *runner) keptReport() error {
+	b, err := r.st.Out().ReadFile(ReportJSON, 1<<30)
+	if err != nil {
+		return fmt.Errorf("the kept report: %v (rerun with --force)", err)
+	}
+	var rep RunReport
+	if err := json.Unmarshal(b, &rep); err != nil || rep.Report == nil {
+		return fmt.Errorf("the kept report %s: %v (rerun with --force)", r.st.Out().Join(ReportJSON), err)
+	}
+	r.out.Report, r.out.Failed = rep.Report, rep.Run.Failed
 	return nil
 }
 

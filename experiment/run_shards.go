@@ -9,16 +9,18 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+	"sync"
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/shards"
+	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/infile"
 	"github.com/servecmp/servecmp/internal/interrupt"
+	"github.com/servecmp/servecmp/internal/proctree"
 )
 
 // ShardsDir is the folder, in a sharded run's step folder, of its
@@ -46,8 +48,11 @@ func shardLead(workloadPath string) time.Duration {
 }
 
 // benchShards runs the measured run s from Runs.Shards local processes
-// and writes the merged result and records into dir.
-func (r *runner) benchShards(ctx context.Context, s Step, dir string) error {
+// and writes the merged result and records into the step's folder. The
+// shards' folder is the run's whole (removed when the step is redone);
+// the shards are launched processes like the engines (internal/proctree:
+// they never outlive servecmp).
+func (r *runner) benchShards(ctx context.Context, s Step) error {
 	if r.o.Self == "" {
 		return errors.New("runs.shards needs the servecmp binary to start its shards (RunOptions.Self)")
 	}
@@ -66,15 +71,23 @@ func (r *runner) benchShards(ctx context.Context, s Step, dir string) error {
 			fmt.Fprintf(r.o.Stderr, "servecmp run: %s: warning: %s\n", s.Name, w)
 		}
 	}
-	sub := filepath.Join(dir, ShardsDir)
-	if err := os.MkdirAll(sub, 0o755); err != nil {
+	rel := s.Name + "/" + ShardsDir
+	sub, err := r.st.Out().Sub(rel)
+	if err != nil {
+		return err
+	}
+	if err := r.st.Own(rel); err != nil {
 		return err
 	}
 	files, err := r.runShards(ctx, s, cfg, sub, time.Now().Add(shardLead(r.wl.Path)))
 	if err != nil {
 		return err
 	}
-	res, err := shards.MergeFiles(files, shards.Options{Records: filepath.Join(dir, RecordsFile)})
+	records, err := r.st.Out().Claim(s.Name + "/" + RecordsFile)
+	if err != nil {
+		return err
+	}
+	res, err := shards.MergeFiles(files, shards.Options{Records: records})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ErrInterrupted
@@ -82,7 +95,7 @@ func (r *runner) benchShards(ctx context.Context, s Step, dir string) error {
 		return fmt.Errorf("engine %s: merging its %d shards: %v", s.Side, r.e.Runs.Shards, err)
 	}
 	res.Load.Warmup, res.Phases.Warmup = cfg.Load.Warmup, warm
-	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
+	if err := r.writeJSON(s, ResultFile, res); err != nil {
 		return err
 	}
 	return r.benchOutcome(s, res)
@@ -91,61 +104,84 @@ func (r *runner) benchShards(ctx context.Context, s Step, dir string) error {
 // runShards starts the shard processes, waits for them all and returns
 // their result and records files. A shard that wrote no result is an
 // error quoting the last line of its log.
-func (r *runner) runShards(ctx context.Context, s Step, cfg benchmark.Config, sub string, start time.Time) ([]string, error) {
+func (r *runner) runShards(ctx context.Context, s Step, cfg benchmark.Config, sub *atomicfile.Dir, start time.Time) ([]string, error) {
 	n := r.e.Runs.Shards
 	group := s.Name + "-" + s.Key[:12]
 	procs := make([]*exec.Cmd, 0, n)
 	var files []string
 	for i := range n {
-		base := filepath.Join(sub, fmt.Sprintf("shard-%d", i))
-		c, err := startShard(r.o.Self, shardArgs(cfg, r.wl.Path, i, n, start, group, base), base+".log")
+		name := fmt.Sprintf("shard-%d", i)
+		base := sub.Join(name)
+		log, err := sub.Create(name + ".log")
+		if err == nil {
+			var c *exec.Cmd
+			if c, err = startShard(r.o.Self, shardArgs(cfg, r.wl.Path, i, n, start, group, base), log, r.o.APIKey); err == nil {
+				procs = append(procs, c)
+			}
+		}
 		if err != nil {
 			killAll(procs)
 			return nil, fmt.Errorf("engine %s: shard %d/%d: %v", s.Side, i, n, err)
 		}
-		procs = append(procs, c)
 		files = append(files, base+".json", base+".jsonl")
 	}
 	stop := forwardInterrupts(ctx, procs)
 	defer stop()
 	errs := make([]error, n)
 	for i, c := range procs {
-		errs[i] = c.Wait()
+		errs[i] = waitShard(c)
 	}
 	for i := range procs {
 		if _, err := os.Stat(files[2*i]); err != nil {
 			if ctx.Err() != nil {
 				return nil, ErrInterrupted
 			}
-			return nil, fmt.Errorf("engine %s: shard %d/%d wrote no result (%v): %s", s.Side, i, n, errs[i], lastLine(filepath.Join(sub, fmt.Sprintf("shard-%d.log", i))))
+			return nil, fmt.Errorf("engine %s: shard %d/%d wrote no result (%v): %s", s.Side, i, n, errs[i], lastLine(sub.Join(fmt.Sprintf("shard-%d.log", i))))
 		}
 	}
 	return files, nil
 }
 
-// startShard starts one shard process, its stdout and stderr in logPath,
-// in a process group of its own: a terminal's Ctrl-C reaches it through
-// this process (forwardInterrupts), once.
-func startShard(self string, args []string, logPath string) (*exec.Cmd, error) {
-	log, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
+// startShard starts one shard process, its stdout and stderr in log
+// (closed here), as a tree of its own (internal/proctree: its own process
+// group, so that a terminal's Ctrl-C reaches it through this process,
+// forwardInterrupts, once; the parent-death signal; the third Ctrl-C).
+// The API key goes in the shard's environment (OPENAI_API_KEY), never on
+// its command line.
+func startShard(self string, args []string, log *os.File, apiKey string) (*exec.Cmd, error) {
 	defer log.Close()
 	c := exec.Command(self, args...)
 	c.Stdout, c.Stderr = log, log
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.Env = os.Environ()
+	if apiKey != "" {
+		c.Env = append(c.Env, "OPENAI_API_KEY="+apiKey)
+	}
+	tree := proctree.Prepare(c)
 	if err := c.Start(); err != nil {
 		return nil, err
 	}
+	tree.Started(c)
+	shardTrees.Store(c, tree)
 	return c, nil
+}
+
+// shardTrees holds the proctree of each running shard, by command.
+var shardTrees sync.Map
+
+// waitShard waits for a shard and unregisters its tree.
+func waitShard(c *exec.Cmd) error {
+	err := c.Wait()
+	if t, ok := shardTrees.LoadAndDelete(c); ok {
+		t.(*proctree.Tree).Done()
+	}
+	return err
 }
 
 // killAll ends and reaps the processes started so far.
 func killAll(procs []*exec.Cmd) {
 	for _, c := range procs {
 		_ = c.Process.Kill()
-		_ = c.Wait()
+		_ = waitShard(c)
 	}
 }
 
@@ -206,7 +242,7 @@ func signalAll(procs []*exec.Cmd, sig os.Signal) {
 
 // lastLine is the last non-empty line of a log file, for an error.
 func lastLine(path string) string {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return "(no log)"
 	}

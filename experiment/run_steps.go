@@ -6,12 +6,14 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/servecmp/servecmp/benchmark"
@@ -44,15 +46,15 @@ func (r *runner) step(ctx context.Context, s Step) error {
 	var runErr error
 	switch s.Kind {
 	case KindCheck:
-		runErr = r.check(ctx, dir)
+		runErr = r.check(ctx, s)
 	case KindSweep, KindRun:
-		runErr = r.bench(ctx, s, dir)
+		runErr = r.bench(ctx, s)
 	case KindProfile:
 		runErr = r.profile(ctx, s, dir)
 	case KindAnalyze:
-		runErr = r.analyze(ctx, s, dir)
+		runErr = r.analyze(ctx, s)
 	case KindReport:
-		runErr = r.report(dir)
+		runErr = r.report(s)
 	default:
 		runErr = fmt.Errorf("step kind %q is not run by servecmp run", s.Kind)
 	}
@@ -78,16 +80,16 @@ func (r *runner) step(ctx context.Context, s Step) error {
 // check runs the pre-flight check on the first check.requests requests
 // and writes check.json; a failing check wraps ErrCheckFailed unless
 // on_mismatch is continue.
-func (r *runner) check(ctx context.Context, dir string) error {
+func (r *runner) check(ctx context.Context, s Step) error {
 	wl := *r.wl
 	wl.Requests = wl.Requests[:min(r.e.Check.Requests, len(wl.Requests))]
 	target := func(e Engine) check.Target { return check.Target{URL: e.URL, Model: e.Model, Engine: e.Engine} }
-	rep, err := check.Run(ctx, target(r.e.A), target(r.e.B), &wl, check.Options{Seed: checkSeed, TextWorkloadHow: textWorkloadHow})
+	rep, err := check.Run(ctx, target(r.e.A), target(r.e.B), &wl, check.Options{Seed: checkSeed, APIKey: r.o.APIKey, TextWorkloadHow: textWorkloadHow})
 	if rep == nil || ctx.Err() != nil {
 		return cmp.Or(err, ctx.Err(), errors.New("check: no report"))
 	}
 	rep.Quality = checkreport.Quality{Status: "not-run"}
-	if werr := writeJSON(filepath.Join(dir, CheckFile), rep); werr != nil {
+	if werr := r.writeJSON(s, CheckFile, rep); werr != nil {
 		return werr
 	}
 	if err != nil {
@@ -113,26 +115,29 @@ func (r *runner) checkVerdict(rep *checkreport.Report) error {
 }
 
 // bench runs a sweep or a measured run against one engine and writes its
-// result and records.
-func (r *runner) bench(ctx context.Context, s Step, dir string) error {
+// result and records (appended as each request ends: a killed run keeps
+// them).
+func (r *runner) bench(ctx context.Context, s Step) error {
 	if s.Kind == KindRun && r.e.Runs.Shards > 1 {
-		return r.benchShards(ctx, s, dir) // run_shards.go
+		return r.benchShards(ctx, s) // run_shards.go
 	}
 	cfg, err := r.benchConfig(s)
 	if err != nil {
 		return err
 	}
-	var res *result.Result
-	var runErr error
-	recErr := atomicfile.WriteFunc(filepath.Join(dir, RecordsFile), func(w io.Writer) error {
-		cfg.OnRecord = result.NewRecordWriter(w).Write
-		res, runErr = benchmark.Run(ctx, cfg)
-		return runErr
-	})
-	if runErr != nil {
+	recs := r.st.Stream(s, RecordsFile)
+	cfg.OnRecord = result.NewRecordWriter(recs).Write
+	res, runErr := benchmark.Run(ctx, cfg)
+	var lost *benchmark.RecordsError
+	if res == nil || (runErr != nil && !errors.As(runErr, &lost)) {
+		recs.Abort()
 		return fmt.Errorf("engine %s: %w", s.Side, runErr)
 	}
-	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
+	recErr := recs.Close()
+	if lost != nil {
+		recErr = lost
+	}
+	if err := r.writeJSON(s, ResultFile, res); err != nil {
 		return err
 	}
 	if recErr != nil {
@@ -149,10 +154,14 @@ func (r *runner) benchOutcome(s Step, res *result.Result) error {
 	case res.Incomplete:
 		return ErrInterrupted
 	case res.Summary.RequestsOK == 0:
-		return fmt.Errorf("engine %s: no request succeeded (%d failed)", s.Side, res.Summary.RequestsFailed)
+		msg := fmt.Sprintf("engine %s: no request succeeded (%d failed: %s)", s.Side, res.Summary.RequestsFailed, failureClasses(res.Summary.FailedByClass))
+		if res.FailureCause != "" {
+			msg += ": " + res.FailureCause
+		}
+		return errors.New(msg)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(r.o.Stderr, "servecmp run: %s: warning: %s\n", s.Name, w)
+		r.warnOnce(s.Name, w)
 	}
 	return nil
 }
@@ -161,7 +170,7 @@ func (r *runner) benchOutcome(s Step, res *result.Result) error {
 func (r *runner) benchConfig(s Step) (benchmark.Config, error) {
 	eng := r.e.Side(s.Side)
 	cfg := benchmark.Config{
-		URL: eng.URL, Engine: cmp.Or(eng.Engine, "auto"), Model: eng.Model, Workload: r.wl,
+		URL: eng.URL, Engine: cmp.Or(eng.Engine, "auto"), Model: eng.Model, Workload: r.wl, APIKey: r.o.APIKey,
 		SaturationThreshold: saturationThreshold, SLO: r.e.SLO, TextWorkloadHow: textWorkloadHow,
 		Metrics:  benchmark.MetricsConfig{URL: strings.TrimRight(eng.URL, "/") + "/metrics", Default: true},
 		Manifest: benchmark.ManifestConfig{ServecmpVersion: r.o.Version, ServecmpCommit: r.o.Commit},
@@ -202,14 +211,14 @@ func (r *runner) benchConfig(s Step) (benchmark.Config, error) {
 	return cfg, nil
 }
 
-// materialise writes the random workload to path unless the file there
-// already holds exactly it.
-func materialise(rnd Random, path string) error {
+// materialise writes the random workload to WorkloadFile in the output
+// directory d unless the file there already holds exactly it.
+func materialise(ctx context.Context, rnd Random, d *atomicfile.Dir) error {
 	spec, err := rnd.Spec()
 	if err != nil {
 		return err
 	}
-	reqs, err := workload.Random(spec)
+	reqs, err := workload.RandomContext(ctx, spec)
 	if err != nil {
 		return err
 	}
@@ -217,24 +226,52 @@ func materialise(rnd Random, path string) error {
 	if err := workload.WriteWithHeader(&buf, spec.Header(), reqs); err != nil {
 		return err
 	}
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, buf.Bytes()) {
+	sum := sha256.Sum256(buf.Bytes())
+	if old, err := HashFile(d.Join(WorkloadFile)); err == nil && old == hex.EncodeToString(sum[:]) {
 		return nil
 	}
-	return atomicfile.Write(path, buf.Bytes())
+	return d.Write(WorkloadFile, buf.Bytes())
 }
 
-// writeJSON writes v as indented JSON without HTML escaping (SLO
-// thresholds keep their "<="), atomically.
-func writeJSON(path string, v any) error {
+// jsonBytes is v as indented JSON without HTML escaping (SLO thresholds
+// keep their "<=").
+func jsonBytes(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeJSON writes v (jsonBytes) as name in step s's folder, atomically.
+func (r *runner) writeJSON(s Step, name string, v any) error {
+	b, err := jsonBytes(v)
+	if err != nil {
 		return err
 	}
-	if err := atomicfile.Write(path, buf.Bytes()); err != nil {
+	if err := r.st.Write(s, name, b); err != nil {
 		return fmt.Errorf("writing %v", err)
 	}
 	return nil
+}
+
+// failureClasses is "N class, M class" for the failures of a run, the
+// most frequent first.
+func failureClasses(by map[string]int) string {
+	classes := make([]string, 0, len(by))
+	for c := range by {
+		classes = append(classes, c)
+	}
+	slices.SortFunc(classes, func(a, b string) int { return cmp.Or(by[b]-by[a], strings.Compare(a, b)) })
+	parts := make([]string, len(classes))
+	for i, c := range classes {
+		parts[i] = fmt.Sprintf("%d %s", by[c], c)
+	}
+	if len(parts) == 0 {
+		return "no failure recorded"
+	}
+	return strings.Join(parts, ", ")
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
 // TestDemoExperiment keeps make demo's file valid: it parses, launches
@@ -106,9 +107,16 @@ profile: {for: 5s}
 // TestMaterialiseOnce: the random workload is written once; an unchanged
 // spec leaves the file (and its time) alone, a changed one rewrites it.
 func TestMaterialiseOnce(t *testing.T) {
-	path := filepath.Join(t.TempDir(), WorkloadFile)
+	dir := t.TempDir()
+	d, err := atomicfile.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	path := filepath.Join(dir, WorkloadFile)
 	rnd := Random{Num: 3, InputLen: "8", OutputLen: "4", Seed: 1, Vocab: 100, FixedLength: true, RequestSeeds: true}
-	if err := materialise(rnd, path); err != nil {
+	ctx := context.Background()
+	if err := materialise(ctx, rnd, d); err != nil {
 		t.Fatal(err)
 	}
 	old := time.Unix(1, 0)
@@ -116,14 +124,14 @@ func TestMaterialiseOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	h1, _ := HashFile(path)
-	if err := materialise(rnd, path); err != nil {
+	if err := materialise(ctx, rnd, d); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := os.Stat(path); !st.ModTime().Equal(old) {
 		t.Error("an unchanged workload was rewritten")
 	}
 	rnd.Seed = 2
-	if err := materialise(rnd, path); err != nil {
+	if err := materialise(ctx, rnd, d); err != nil {
 		t.Fatal(err)
 	}
 	if h2, _ := HashFile(path); h2 == h1 {
@@ -139,13 +147,18 @@ func TestMaterialiseText(t *testing.T) {
 	if _, err := os.Stat(tok); err != nil {
 		t.Skipf("shared tokenizer absent: %v", err)
 	}
-	dir := t.TempDir()
 	rnd := Random{Num: 3, InputLen: "12", OutputLen: "4", Seed: 1, Vocab: 100, RequestSeeds: true, Tokenizer: tok, Prompt: PromptText}
 	hashes := map[string]string{}
 	for _, form := range []string{PromptText, PromptChat} {
 		rnd.Prompt = form
-		path := filepath.Join(dir, form+".jsonl")
-		if err := materialise(rnd, path); err != nil {
+		dir := t.TempDir()
+		d, err := atomicfile.OpenDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		path := filepath.Join(dir, WorkloadFile)
+		if err := materialise(context.Background(), rnd, d); err != nil {
 			t.Fatal(err)
 		}
 		wl, err := workload.Load(path)

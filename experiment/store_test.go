@@ -18,12 +18,11 @@ func fakeRun(t *testing.T, st *Store, plan []Step, stopAt string) []string {
 	t.Helper()
 	var ran []string
 	for _, s := range st.Todo(plan) {
-		dir, err := st.Begin(s)
-		if err != nil {
+		if _, err := st.Begin(s); err != nil {
 			t.Fatal(err)
 		}
 		ran = append(ran, s.Name)
-		if err := os.WriteFile(filepath.Join(dir, "result.json"), []byte(s.Key), 0o644); err != nil {
+		if err := st.Write(s, "result.json", []byte(s.Key)); err != nil {
 			t.Fatal(err)
 		}
 		if s.Name == stopAt {
@@ -42,6 +41,7 @@ func openStore(t *testing.T) *Store {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(st.Close)
 	return st
 }
 
@@ -88,8 +88,13 @@ func TestInterruptedStepIsRedone(t *testing.T) {
 	if err != nil || f.Status != StatusIncomplete || f.End != "" {
 		t.Fatalf("interrupted step.json = %+v, %v", f, err)
 	}
+	// An output the attempt wrote, and a file the user put there.
+	if err := st.Write(cut, "stale.txt", nil); err != nil {
+		t.Fatal(err)
+	}
 	stale := filepath.Join(st.Dir(cut), "stale.txt")
-	if err := os.WriteFile(stale, nil, 0o644); err != nil {
+	notes := filepath.Join(st.Dir(cut), "notes.txt")
+	if err := os.WriteFile(notes, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Join(fakeRun(t, st, plan, ""), " ")
@@ -98,6 +103,9 @@ func TestInterruptedStepIsRedone(t *testing.T) {
 	}
 	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the redone step kept an old output: %v", err)
+	}
+	if b, err := os.ReadFile(notes); err != nil || string(b) != "mine" {
+		t.Errorf("the redone step touched a file it did not write: %q, %v", b, err)
 	}
 }
 
@@ -192,4 +200,59 @@ func TestHashFile(t *testing.T) {
 	if _, err := HashFile(p + ".missing"); err == nil {
 		t.Error("missing file hashed")
 	}
+}
+
+// TestRunRefusesOutputOverInput: an experiment file kept in the output
+// directory under an output's name is refused before any step, and left
+// as it was.
+func TestRunRefusesOutputOverInput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	st, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	src := "a: {url: \"http://127.0.0.1:1\", model: m}\nb: {url: \"http://127.0.0.1:2\", model: m}\nworkload: {random: {num: 2, input_len: 4, output_len: 2}}\nruns: {count: 1, concurrency: 1}\n"
+	exp := filepath.Join(dir, "check", "check.json")
+	os.MkdirAll(filepath.Dir(exp), 0o755)
+	os.WriteFile(exp, []byte(src), 0o644)
+	e, err := Parse(exp, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(t.Context(), e, dir, RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), "is also an input") {
+		t.Fatalf("error %v", err)
+	}
+	if b, _ := os.ReadFile(exp); string(b) != src {
+		t.Fatalf("the input changed: %q", b)
+	}
+}
+
+// FuzzRunFiles: any bytes as a run directory's manifest are read, or
+// refused with one line; an accepted one names only entries inside the
+// directory.
+func FuzzRunFiles(f *testing.F) {
+	f.Add([]byte(`{"schema":"servecmp.run-files/1","wrote":["check/","check/step.json"],"owns":["profile-a/traces/"]}`))
+	f.Add([]byte(`{"schema":"servecmp.run-files/1","wrote":["../x"]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, FilesName), data, 0o644)
+		st, err := OpenStore(dir)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error %q", err)
+			}
+			return
+		}
+		defer st.Close()
+		for _, e := range append(append([]string{}, st.files.Wrote...), st.files.Owns...) {
+			if !localEntry(e) {
+				t.Fatalf("accepted entry %q", e)
+			}
+		}
+		if err := st.Remove("check"); err != nil && strings.Contains(err.Error(), "\n") {
+			t.Fatalf("multi-line error %q", err)
+		}
+	})
 }

@@ -41,10 +41,11 @@ func (t Trace) Spec() workload.TraceSpec {
 		Sampling: workload.Sampling{Temperature: &temp}, RequestSeeds: true}
 }
 
-// materialiseTrace writes the trace's workload to path unless the file
-// there already holds exactly it (the workload is made twice then: once
-// to hash it, once to write it).
-func materialiseTrace(ctx context.Context, t Trace, path string) error {
+// materialiseTrace writes the trace's workload to WorkloadFile in the
+// output directory d unless the file there already holds exactly it (the
+// workload is made twice then: once to hash it, once to write it).
+func materialiseTrace(ctx context.Context, t Trace, d *atomicfile.Dir) error {
+	path := d.Join(WorkloadFile)
 	spec := t.Spec()
 	if t.Tokenizer != "" {
 		tok, err := tokenizer.Load(t.Tokenizer)
@@ -63,7 +64,7 @@ func materialiseTrace(ctx context.Context, t Trace, path string) error {
 			return err
 		}
 	}
-	return atomicfile.WriteFunc(path, func(w io.Writer) error {
+	return d.WriteFunc(WorkloadFile, func(w io.Writer) error {
 		_, err := tr.WriteTo(ctx, w)
 		return err
 	})

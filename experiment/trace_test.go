@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/servecmp/servecmp/benchmark/workload"
+	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
 // sampleTrace is the repository's small Mooncake trace.
@@ -26,8 +27,14 @@ func TestParseTrace(t *testing.T) {
 	if e.Workload.Trace == nil || *e.Workload.Trace != want || e.Runs.Kind != LoadTrace || e.Workload.Random != nil {
 		t.Fatalf("workload %+v, runs %+v", e.Workload.Trace, e.Runs)
 	}
-	path := filepath.Join(t.TempDir(), WorkloadFile)
-	if err := materialiseTrace(context.Background(), want, path); err != nil {
+	dir := t.TempDir()
+	d, err := atomicfile.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	path := filepath.Join(dir, WorkloadFile)
+	if err := materialiseTrace(context.Background(), want, d); err != nil {
 		t.Fatal(err)
 	}
 	w, err := workload.Load(path)
@@ -35,7 +42,7 @@ func TestParseTrace(t *testing.T) {
 		t.Fatalf("materialised %v: %+v", err, w)
 	}
 	st, _ := os.Stat(path)
-	if err := materialiseTrace(context.Background(), want, path); err != nil {
+	if err := materialiseTrace(context.Background(), want, d); err != nil {
 		t.Fatal(err)
 	}
 	if st2, _ := os.Stat(path); !st2.ModTime().Equal(st.ModTime()) {

@@ -196,6 +196,18 @@ func (p *parser) integer(n *yaml.Node, where string, min int) int {
 	return v
 }
 
+// bounded reads an integer from lo to hi.
+func (p *parser) bounded(n *yaml.Node, where string, lo, hi int) int {
+	v := p.integer(n, where, lo)
+	if v > hi {
+		p.errorf(n, "%s: must be <= %d, got %d", where, hi, v)
+	}
+	return v
+}
+
+// MaxDuration bounds every duration of an experiment file.
+const MaxDuration = 24 * time.Hour
+
 // number reads a finite number; positive demands > 0, else >= 0.
 func (p *parser) number(n *yaml.Node, where string, positive bool) float64 {
 	if !p.scalar(n, where, "a number") {
@@ -228,13 +240,19 @@ func (p *parser) boolean(n *yaml.Node, where string) bool {
 	return v
 }
 
-// duration reads a Go duration ("90s") or a number of seconds, >= 0.
+// duration reads a Go duration ("90s") or a number of seconds, from 0 to
+// MaxDuration (checked before the conversion, which would overflow).
 func (p *parser) duration(n *yaml.Node, where string) time.Duration {
 	if !p.scalar(n, where, "a duration") {
 		return 0
 	}
 	if t := n.ShortTag(); t == "!!int" || t == "!!float" {
-		return time.Duration(p.number(n, where, false) * float64(time.Second))
+		s := p.number(n, where, false)
+		if s > MaxDuration.Seconds() {
+			p.errorf(n, "%s: must be at most %s, got %s s", where, MaxDuration, n.Value)
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
 	}
 	d, err := time.ParseDuration(n.Value)
 	if err != nil {
@@ -243,6 +261,10 @@ func (p *parser) duration(n *yaml.Node, where string) time.Duration {
 	}
 	if d < 0 {
 		p.errorf(n, "%s: must be >= 0, got %s", where, n.Value)
+	}
+	if d > MaxDuration {
+		p.errorf(n, "%s: must be at most %s, got %s", where, MaxDuration, n.Value)
+		return 0
 	}
 	return d
 }

@@ -270,7 +270,7 @@ func namedLikeCapture(name string) bool {
 }
 
 func looksLikeTrace(path string) bool {
-	f, err := os.Open(path)
+	f, err := openRegular(path) // a file swapped for a pipe after Detect is not waited on
 	if err != nil {
 		return false
 	}

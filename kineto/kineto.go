@@ -72,10 +72,37 @@ import (
 	"strings"
 
 	"github.com/servecmp/servecmp/event"
+	"github.com/servecmp/servecmp/internal/budget"
 )
 
 // ErrNoKernels is returned (wrapped) for a trace without GPU kernel events.
 var ErrNoKernels = errors.New("no GPU kernel events")
+
+// Bounds of a trace (internal/budget): what a file may make Read hold or
+// do, far beyond any real trace, so that a hostile one (a 1 MB gzip
+// holding a 1 GiB kernel name, or 30 M events) ends in a one-line error
+// or a counted drop instead of exhausting memory.
+const (
+	// MaxValueBytes bounds one JSON value Read holds (a name, a top-level
+	// value it decodes): a longer one is an error.
+	MaxValueBytes = 16 << 20
+	// MaxNameBytes bounds an event's name: an event with a longer one is
+	// dropped and counted in the capture's warnings.
+	MaxNameBytes = 64 << 10
+	// MaxEvents bounds the events kept from one file (device work,
+	// launches and host ranges together): more is an error.
+	MaxEvents = 20_000_000
+	// MaxTraceBytes bounds the JSON text of one file, after
+	// decompression.
+	MaxTraceBytes = 64 << 30
+	// MaxGzipRatio bounds how many times a gzip trace may expand once it
+	// has given MaxGzipFloor bytes: more is a decompression bomb.
+	MaxGzipRatio = 250
+	MaxGzipFloor = 64 << 20
+)
+
+// maxEvents is MaxEvents, lowered by tests.
+var maxEvents = MaxEvents
 
 // Read decodes the trace from r (gzip or plain JSON, told apart by content)
 // and returns its capture. path names the input in the capture; errors are
@@ -87,16 +114,18 @@ func Read(ctx context.Context, r io.Reader, path string, opts event.Options) (*e
 	var src io.Reader = br
 	var zerr *errRecorder
 	if event.IsGzip(head) {
-		zr, err := gzip.NewReader(br)
+		in := &budget.Counter{R: br}
+		zr, err := gzip.NewReader(in)
 		if err != nil {
 			return nil, fmt.Errorf("not readable as gzip: %v", gzipErr(err))
 		}
 		defer zr.Close()
 		zerr = &errRecorder{r: zr}
-		src = zerr
+		src = budget.Ratio(zerr, in, MaxGzipRatio, MaxGzipFloor, "gzip data")
 	} else if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
 		br.Discard(3) // a UTF-8 byte-order mark, as some editors write
 	}
+	src = budget.New(ctx, "trace JSON", budget.Limits{Bytes: MaxTraceBytes}).Reader(src)
 	p := newParser(ctx, path, opts)
 	if err := p.decode(src); err != nil {
 		if zerr != nil && zerr.err != nil && zerr.err != io.EOF {
@@ -322,6 +351,8 @@ type parser struct {
 	badTime    int // unreadable timestamps
 	badType    int // elements with fields of unexpected types
 	unnamed    int // device work with no name, renamed "[unnamed <cat>]"
+	longName   int // events with a name over MaxNameBytes, dropped
+	kept       int // events kept (work, launches, ranges)
 	notObjects int
 }
 
@@ -493,6 +524,9 @@ func (p *parser) events(s *scanner) error {
 			p.add(&p.ev)
 		} else {
 			p.badType++
+		}
+		if p.kept > maxEvents {
+			return fmt.Errorf("more than %d events to keep: larger than servecmp reads (the bound on a trace); profile a shorter window", maxEvents)
 		}
 		if err := s.sep(']'); err != nil {
 			if err == errClosed {
@@ -728,6 +762,10 @@ func (p *parser) add(ev *rawEvent) {
 	if cl == skip {
 		return
 	}
+	if len(ev.name) > MaxNameBytes {
+		p.longName++
+		return
+	}
 	start, end, err := interval(ev.ts, ev.dur)
 	if err != nil {
 		p.badTime++
@@ -758,6 +796,7 @@ func (p *parser) add(ev *rawEvent) {
 	switch cl {
 	case launch:
 		if p.opts.Launches && ev.args.correlation.ok && ev.args.correlation.v > 0 {
+			p.kept++
 			p.launches = append(p.launches, event.Launch{
 				Start: start, End: end,
 				Correlation: uint64(ev.args.correlation.v),
@@ -771,6 +810,7 @@ func (p *parser) add(ev *rawEvent) {
 			if cl == pyframe {
 				k = event.PythonFrame
 			}
+			p.kept++
 			p.ranges = append(p.ranges, event.Range{
 				Start: start, End: end, TID: ev.tid.v,
 				Text: p.intern(ev.name), Kind: k,
@@ -823,6 +863,7 @@ func (p *parser) addWork(ev *rawEvent, kind event.Kind, start, end int64) {
 	if kind == event.Kernel && (ev.args.grid.ok || ev.args.block.ok) {
 		w.Shape = p.shapes.ID(event.Shape{Grid: ev.args.grid.v, Block: ev.args.block.v})
 	}
+	p.kept++
 	d.work = append(d.work, w)
 }
 
@@ -860,22 +901,7 @@ func (p *parser) capture() (*event.Capture, error) {
 	if p.distRank.ok && p.distRank.v >= 0 {
 		c.CapturedRank, c.CapturedRankFrom = strconv.FormatInt(p.distRank.v, 10), "trace:distributedInfo.rank"
 	}
-	if p.dropped > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("dropped %d events with negative duration", p.dropped))
-	}
-	if p.badTime > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("dropped %d events with unreadable ts or dur", p.badTime))
-	}
-	if p.outOfRange > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("dropped %d events with out-of-range times (device work starting before 0 or lasting over %d ns; any time beyond ±%d ns)",
-			p.outOfRange, event.MaxDur, event.MaxTime))
-	}
-	if p.unnamed > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%d device events had no name; named \"[unnamed <cat>]\"", p.unnamed))
-	}
-	if p.badType > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("skipped %d traceEvents elements with fields of unexpected types", p.badType))
-	}
+	c.Warnings = append(c.Warnings, p.warnings()...)
 	ids := append([]int32(nil), p.order...)
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	var process string
@@ -916,6 +942,31 @@ func (p *parser) capture() (*event.Capture, error) {
 		}
 	}
 	return c, nil
+}
+
+// warnings are the capture's warnings about what was dropped or renamed.
+func (p *parser) warnings() []string {
+	var w []string
+	if p.dropped > 0 {
+		w = append(w, fmt.Sprintf("dropped %d events with negative duration", p.dropped))
+	}
+	if p.badTime > 0 {
+		w = append(w, fmt.Sprintf("dropped %d events with unreadable ts or dur", p.badTime))
+	}
+	if p.outOfRange > 0 {
+		w = append(w, fmt.Sprintf("dropped %d events with out-of-range times (device work starting before 0 or lasting over %d ns; any time beyond ±%d ns)",
+			p.outOfRange, event.MaxDur, event.MaxTime))
+	}
+	if p.longName > 0 {
+		w = append(w, fmt.Sprintf("dropped %d events with names over %d bytes", p.longName, MaxNameBytes))
+	}
+	if p.unnamed > 0 {
+		w = append(w, fmt.Sprintf("%d device events had no name; named \"[unnamed <cat>]\"", p.unnamed))
+	}
+	if p.badType > 0 {
+		w = append(w, fmt.Sprintf("skipped %d traceEvents elements with fields of unexpected types", p.badType))
+	}
+	return w
 }
 
 func (p *parser) toolVersion() string {

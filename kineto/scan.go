@@ -81,6 +81,11 @@ func (s *scanner) fill() bool {
 		s.end = n
 	}
 	if s.end == len(s.buf) {
+		if len(s.buf) >= MaxValueBytes {
+			s.eof = true
+			s.rerr = fmt.Errorf("a value longer than %d bytes at byte %d: larger than servecmp reads (the bound on a trace)", MaxValueBytes, s.base)
+			return false
+		}
 		nb := make([]byte, 2*len(s.buf))
 		copy(nb, s.buf[:s.end])
 		s.buf = nb

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/servecmp/servecmp/internal/httppolicy"
+	"github.com/servecmp/servecmp/internal/redact"
 )
 
 // Profiler APIs servecmp drives.
@@ -105,19 +107,18 @@ func post(ctx context.Context, hc *http.Client, base, apiKey, path string, body 
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("POST %s: no answer within %s", path, timeout)
 		} else {
-			err = fmt.Errorf("POST %s: %v", path, err)
+			err = fmt.Errorf("POST %s: %s", path, redact.Text(err.Error(), apiKey))
 		}
 		c.Error = err.Error()
 		return c, err
 	}
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	b, _ := httppolicy.ReadBody(resp.Body, 64<<10) // a longer answer is cut, then clipped
 	resp.Body.Close()
 	ack := since()
 	c.AcknowledgedS, c.Status = &ack, resp.StatusCode
-	c.Answer = strings.TrimSpace(string(b))
-	if len(c.Answer) > maxAnswer {
-		c.Answer = c.Answer[:maxAnswer] + "…"
-	}
+	// The answer is stored in the result: scrubbed (the key, shapes of
+	// secrets, URL credentials) before it is clipped.
+	c.Answer = redact.Clip(strings.TrimSpace(string(b)), maxAnswer, apiKey)
 	if resp.StatusCode/100 != 2 {
 		err = fmt.Errorf("POST %s: HTTP %d %s", path, resp.StatusCode, oneLine(c.Answer))
 		if resp.StatusCode == http.StatusNotFound {
@@ -127,6 +128,44 @@ func post(ctx context.Context, hc *http.Client, base, apiKey, path string, body 
 		return c, err
 	}
 	return c, nil
+}
+
+// probe asks, before any load, whether the server has the profiler's
+// start endpoint, without starting anything: OPTIONS /start_profile. A
+// router answers another method on an existing POST endpoint with 405
+// (FastAPI, as vLLM and SGLang serve, and Go's mux) and a path it does
+// not route with 404. A 404 counts only when the same question about
+// /v1/completions, which every engine routes, is not answered 404 too
+// (a server that answers every OPTIONS with 404 tells nothing). Only
+// then is it an error, saying what the server must be started with; any
+// other answer, or none, leaves the start call to tell.
+func probe(ctx context.Context, hc *http.Client, base, apiKey string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if options(ctx, hc, base, apiKey, "/start_profile") != http.StatusNotFound ||
+		options(ctx, hc, base, apiKey, "/v1/completions") == http.StatusNotFound {
+		return nil
+	}
+	return fmt.Errorf("the server has no profiler endpoint (/start_profile is not routed; probed before any request, none was sent): %s", needs)
+}
+
+// options sends OPTIONS path and returns the status, or 0 when no answer
+// came.
+func options(ctx context.Context, hc *http.Client, base, apiKey, path string) int {
+	req, err := http.NewRequestWithContext(ctx, http.MethodOptions, strings.TrimRight(base, "/")+path, nil)
+	if err != nil {
+		return 0
+	}
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0
+	}
+	httppolicy.Drain(resp.Body, 64<<10)
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,20 +15,32 @@ import (
 
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/interrupt"
 	"github.com/servecmp/servecmp/profile"
 	"github.com/servecmp/servecmp/servesim"
 )
 
 // faultServer is serve-sim (vLLM, no profiler of its own) with the
-// profiler endpoints answered by start and stop.
+// profiler endpoints answered by start and stop. They are routed for
+// every method and refuse all but POST with 405, as FastAPI routes them
+// (a method-bound pattern would lose other methods to the catch-all).
 func faultServer(t *testing.T, start, stop http.HandlerFunc) string {
 	t.Helper()
 	cfg := servesim.Config{DecodeBase: time.Millisecond, EngineName: "vllm"}
 	sim := servesim.New(cfg)
 	m := http.NewServeMux()
 	m.Handle("/", sim)
-	m.HandleFunc("POST /start_profile", start)
-	m.HandleFunc("POST /stop_profile", stop)
+	postOnly := func(h http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost {
+				http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+				return
+			}
+			h(w, r)
+		}
+	}
+	m.HandleFunc("/start_profile", postOnly(start))
+	m.HandleFunc("/stop_profile", postOnly(stop))
 	srv := httptest.NewServer(m)
 	t.Cleanup(func() { sim.Close(); srv.Close() })
 	return srv.URL
@@ -135,5 +149,58 @@ func TestProfileSteps(t *testing.T) {
 	all := strings.Join(res.Warnings, "\n")
 	if !strings.Contains(all, "--profile-steps 5") || strings.Contains(all, "profiler stop:") {
 		t.Errorf("warnings %q", res.Warnings)
+	}
+}
+
+// TestStopHangsSecondInterrupt is the case: a /stop_profile that
+// never answers holds the run through the first interrupt (the stop must
+// be tried) but not past the second: the run then returns its result,
+// incomplete, with a warning that the stop was abandoned.
+func TestStopHangsSecondInterrupt(t *testing.T) {
+	hang := make(chan struct{})
+	defer close(hang)
+	stopAsked := make(chan struct{}, 1)
+	url := faultServer(t, ok, func(w http.ResponseWriter, r *http.Request) {
+		stopAsked <- struct{}{}
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	})
+	cfg := benchmark.Config{URL: url, Workload: simWorkload(4000, 8, 16),
+		Load: result.LoadPolicy{Mode: result.ModeConcurrency, Concurrency: 4}}
+	o := profile.Options{After: 50 * time.Millisecond, For: 100 * time.Millisecond, StopTimeout: time.Hour}
+	sigs := make(chan os.Signal, 2)
+	ctx, stop := interrupt.Watch(context.Background(), sigs, nil)
+	defer stop()
+	type out struct {
+		res *profile.Result
+		err error
+	}
+	done := make(chan out, 1)
+	go func() { r, err := profile.Run(ctx, cfg, o); done <- out{r, err} }()
+	select {
+	case <-stopAsked:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the stop was never sent")
+	}
+	sigs <- os.Interrupt
+	select {
+	case <-done:
+		t.Fatal("returned at the first interrupt, without waiting for the stop")
+	case <-time.After(300 * time.Millisecond):
+	}
+	sigs <- os.Interrupt
+	var got out
+	select {
+	case got = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("still waiting on the stop 10 s after the second interrupt")
+	}
+	if got.res == nil || !got.res.Incomplete {
+		t.Fatalf("no incomplete result: %v", got.err)
+	}
+	if !slices.ContainsFunc(got.res.Warnings, func(w string) bool { return strings.Contains(w, "abandoned at the second interrupt") }) {
+		t.Errorf("warnings %q", got.res.Warnings)
 	}
 }

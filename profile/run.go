@@ -15,6 +15,8 @@ import (
 	"github.com/servecmp/servecmp/benchmark"
 	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/httppolicy"
+	"github.com/servecmp/servecmp/internal/interrupt"
 )
 
 // Defaults of Options.
@@ -39,7 +41,7 @@ type Options struct {
 	StopTimeout time.Duration // 0 = DefaultStopTimeout
 	TraceDir    string        // where the traces appear; sent as SGLang's output_dir
 	Activities  []string      // SGLang activities; nil = DefaultActivities
-	HTTP        *http.Client  // profiler calls; nil = a plain client
+	HTTP        *http.Client  // profiler calls; nil = the one client policy (internal/httppolicy)
 }
 
 func (o *Options) defaults() error {
@@ -50,7 +52,7 @@ func (o *Options) defaults() error {
 	o.For = cmp.Or(o.For, DefaultFor)
 	o.StopTimeout = cmp.Or(o.StopTimeout, DefaultStopTimeout)
 	if o.HTTP == nil {
-		o.HTTP = &http.Client{}
+		o.HTTP = httppolicy.Client(httppolicy.Options{})
 	}
 	return nil
 }
@@ -72,7 +74,8 @@ func Validate(cfg *benchmark.Config, o *Options) error {
 	return cfg.Validate()
 }
 
-// Run checks that the engine has a profiler API (before any request),
+// Run checks that the engine has a profiler API and that its endpoint
+// exists (probe; both before any request),
 // then runs the benchmark with the profiler started --profile-after the
 // measured phase's start and stopped --profile-for after the start's
 // answer, the load held until the stop call returned. It returns the
@@ -86,6 +89,9 @@ func Run(ctx context.Context, cfg benchmark.Config, o Options) (*Result, error) 
 	}
 	api, err := detect(ctx, &cfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := probe(ctx, o.HTTP, cfg.URL, cfg.APIKey); err != nil {
 		return nil, err
 	}
 	w := &window{o: o, api: api, base: cfg.URL, key: cfg.APIKey, release: make(chan struct{}), runDone: make(chan struct{})}
@@ -112,7 +118,9 @@ func Run(ctx context.Context, cfg benchmark.Config, o Options) (*Result, error) 
 	res, err := benchmark.Run(ctx, cfg)
 	close(w.runDone)
 	wg.Wait()
-	if err != nil {
+	// A run whose records could not be written is still a run: its result
+	// says so in a warning, and RunStream reports the records' error.
+	if lost := (*benchmark.RecordsError)(nil); err != nil && !(res != nil && errors.As(err, &lost)) {
 		return nil, err
 	}
 	out := &Result{Result: res, Profile: &w.blk}
@@ -165,15 +173,38 @@ func (w *window) run(ctx context.Context, t0 time.Time) {
 	}
 	w.blk.StartS = *c.AcknowledgedS
 	w.wait(ctx, t0.Add(time.Duration(w.blk.StartS*1e9)+w.o.For))
-	// The stop is sent even after an interrupt: the engine must not be
-	// left profiling.
-	c, err = post(context.WithoutCancel(ctx), w.o.HTTP, w.base, w.key, "/stop_profile", nil, w.o.StopTimeout, since)
+	// The stop is sent even after an interrupt (the engine must not be
+	// left profiling), and waited for until the second one: a stop that
+	// hangs cannot hold the result back past it.
+	sctx, abandon := stopContext(ctx)
+	defer abandon()
+	c, err = post(sctx, w.o.HTTP, w.base, w.key, "/stop_profile", nil, w.o.StopTimeout, since)
 	w.blk.Stop, w.blk.StopS = &c, c.RequestedS
-	// With --profile-steps the engine may have stopped by itself: its
-	// answer to the stop is then an error that needs no warning.
-	if err != nil && (w.o.Steps == 0 || c.AcknowledgedS == nil) {
+	switch {
+	case err != nil && sctx.Err() != nil:
+		w.warn = append(w.warn, "profiler stop: abandoned at the second interrupt before the engine answered: the engine may still be profiling, and the trace may be incomplete")
+	case err != nil && (w.o.Steps == 0 || c.AcknowledgedS == nil):
+		// With --profile-steps the engine may have stopped by itself: its
+		// answer to the stop is then an error that needs no warning.
 		w.warn = append(w.warn, fmt.Sprintf("profiler stop: %v: the trace may be incomplete or still being written (--profile-stop-timeout); window_work counts to the stop request", err))
 	}
+}
+
+// stopContext is the context of the stop call: it outlives ctx's
+// cancellation (the first interrupt) and ends at the second one
+// (interrupt.Hard).
+func stopContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	if hard := interrupt.Hard(ctx); hard != nil {
+		go func() {
+			select {
+			case <-hard:
+				cancel()
+			case <-sctx.Done():
+			}
+		}()
+	}
+	return sctx, cancel
 }
 
 // wait sleeps until t and reports whether t came before the run ended

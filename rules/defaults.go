@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
 	"sync"
@@ -42,18 +41,18 @@ func loadDefaults() (*Set, error) {
 	var all []Rule
 	seen := map[string]Rule{}
 	for _, f := range DefaultFiles() {
-		s, err := Parse(bytes.NewReader(f.Data), f.Path)
+		rs, err := parseRules(f.Data, f.Path) // one Set of them all, below
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range s.Rules {
+		for _, r := range rs {
 			if first, dup := seen[r.ID]; dup {
 				return nil, &SyntaxError{File: r.File, Line: r.Line,
 					Msg: fmt.Sprintf("duplicate id %q (first at %s:%d)", r.ID, first.File, first.Line)}
 			}
 			seen[r.ID] = r
 		}
-		all = append(all, s.Rules...)
+		all = append(all, rs...)
 	}
 	if len(all) == 0 {
 		return nil, fmt.Errorf("rules: no embedded default rules")

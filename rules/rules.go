@@ -115,6 +115,16 @@ func Parse(r io.Reader, file string) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
+	rs, err := parseRules(data, file)
+	if err != nil {
+		return nil, err
+	}
+	return newSet(rs), nil
+}
+
+// parseRules reads the rules of a rule file, as Parse does, without
+// making them a Set.
+func parseRules(data []byte, file string) ([]Rule, error) {
 	p := &parser{file: file}
 	rs := p.parse(data)
 	if len(p.errs) > 0 {
@@ -125,7 +135,7 @@ func Parse(r io.Reader, file string) (*Set, error) {
 		}
 		return nil, errors.Join(errs...)
 	}
-	return newSet(rs), nil
+	return rs, nil
 }
 
 // Load reads the rule file at path (opened read-only).

@@ -11,7 +11,8 @@
 # layer 1 with SLO goodput and capacity, the workbook and the plots into DIR.
 # This script analyses the two bundled synthetic profiles
 # (testdata/demo/*.sqlite) and compares again with them: DIR/layer2/ gets
-# the two-layer report, its workbook and plots. Needs no GPU; SERVECMP
+# the two-layer report, its workbook and plots; it prints the report's
+# conclusion and where the files are. Needs no GPU; SERVECMP
 # overrides the binary, DEMO_OUT the folder (demo-out).
 set -euo pipefail
 
@@ -36,11 +37,14 @@ for side in a b; do
 done
 "$BIN" compare "${args[@]}" --check "$OUT/check/check.json" --intentional engine \
 	--xlsx "$OUT/layer2/review.xlsx" --plots "$OUT/layer2/plots" --html "$OUT/layer2/report.html" >"$OUT/layer2/report.txt" 2>/dev/null
-sed -n '/== Layer 2/,$p' "$OUT/layer2/report.txt"
 
+# The end of the demo: the conclusion (the report's opening lines, up to
+# the first blank line) and where everything is, not the whole report.
 echo
-echo "report:   $OUT/report.txt (and $OUT/report.json, with the run order and the steps done)"
+sed -n '1,/^$/p' "$OUT/layer2/report.txt"
+echo "report:   $OUT/report.txt, report.html (open it in a browser), report.json (with the run order and the steps done)"
 echo "workbook: $OUT/review.xlsx; plots: $OUT/plots/"
 echo "steps:    $OUT/check, $OUT/sweep-{a,b}, $OUT/run-{a,b}-{1,2,3} (result.json, records.jsonl, step.json); engine logs: $OUT/logs/"
 echo "layer 2:  $OUT/layer2/report.txt and report.html (both layers, with GPU time by region), review.xlsx and plots/"
+echo "again:    compare --a $OUT --b $OUT --intentional engine reads the run directory with other settings"
 echo "rerun:    make demo again keeps every step done (resume); rm -rf $OUT starts afresh"

@@ -85,6 +85,9 @@ type Config struct {
 	// OldMetricNames exposes vllm:gpu_cache_usage_perc instead of
 	// vllm:kv_cache_usage_perc.
 	OldMetricNames bool
+	// APIKey, when set, makes every /v1/ endpoint answer 401 to a request
+	// without "Authorization: Bearer APIKey", as vLLM's --api-key does.
+	APIKey string
 	// Strict rejects request bodies with unknown fields (HTTP 400), as
 	// trtllm-serve does.
 	Strict bool

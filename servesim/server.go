@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,7 +57,13 @@ func New(cfg Config) *Server {
 // Config returns the configuration in effect, defaults filled in.
 func (s *Server) Config() Config { return s.cfg }
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if k := s.cfg.APIKey; k != "" && strings.HasPrefix(r.URL.Path, "/v1/") && r.Header.Get("Authorization") != "Bearer "+k {
+		http.Error(w, `{"error": "Unauthorized"}`, http.StatusUnauthorized)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 // Close stops the scheduler; streams in flight end with finish_reason
 // "abort". It is safe to call more than once.
@@ -631,6 +638,9 @@ func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, map[string]any{"object": "list", "data": []any{map[string]any{
 		"id": s.cfg.ModelName, "object": "model", "created": s.created, "owned_by": s.cfg.EngineName,
 		"root": s.cfg.ModelName, "parent": nil, "max_model_len": maxLen,
+		// Says that token counts of text are words, not a tokenizer's:
+		// benchmark --tokenizer then does not compare them.
+		"servecmp_simulated": true,
 	}}})
 }
 

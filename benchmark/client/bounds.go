@@ -18,6 +18,20 @@ func tokenCap(maxTokens int) int {
 	return result.TokenFactor*maxTokens + result.TokenSlack
 }
 
+// Bounds of an answer's text kept for the next turn's history and for
+// client-side token counts: MaxBytesPerToken bytes for each output token
+// the request may claim (tokenCap), at most MaxAnswerBytes.
+const (
+	MaxBytesPerToken = 64
+	MaxAnswerBytes   = 64 << 20
+)
+
+// answerCap is the most bytes of answer text kept for a request whose
+// output tokens are capped at tokens.
+func answerCap(tokens int) int {
+	return min(tokens*MaxBytesPerToken, MaxAnswerBytes)
+}
+
 // checkUsage fails a usage object whose counts are negative or too large.
 func checkUsage(prompt, completion int) *requestError {
 	for _, c := range []struct {
@@ -53,4 +67,21 @@ func ValidateBaseURL(s string) error {
 		return fmt.Errorf("%s has no host", redact.URL(s))
 	}
 	return nil
+}
+
+// TrimV1 drops one trailing "/v1" (or "/v1/") from a server's base URL,
+// as the OpenAI SDK's base_url has it: servecmp appends /v1/... itself,
+// so "http://host:8000/v1" would otherwise ask for /v1/v1/models. Any
+// other URL comes back unchanged.
+func TrimV1(base string) string {
+	u, err := url.Parse(base)
+	if err != nil || u.RawQuery != "" || u.Fragment != "" {
+		return base
+	}
+	p := strings.TrimRight(u.Path, "/")
+	if !strings.HasSuffix(p, "/v1") {
+		return base
+	}
+	u.Path, u.RawPath = strings.TrimSuffix(p, "/v1"), ""
+	return u.String()
 }

@@ -1,9 +1,14 @@
 package client
 
 import (
+	"context"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/servecmp/servecmp/benchmark/result"
 )
@@ -43,5 +48,40 @@ func TestTokenCap(t *testing.T) {
 		if got := tokenCap(tc.max); got != tc.want {
 			t.Errorf("tokenCap(%d) = %d, want %d", tc.max, got, tc.want)
 		}
+	}
+}
+
+// TestAnswerCaptureBounded is the case: a server that streams an
+// answer without end, a few huge chunks within the token cap, cannot
+// make the client hold its text: the request fails as implausible once
+// the text passes what the request's tokens could hold, and the reading
+// stops there.
+func TestAnswerCaptureBounded(t *testing.T) {
+	var sent atomic.Int64
+	chunk := "data: {\"choices\":[{\"text\":\"" + strings.Repeat("x", 64<<10) + "\"}]}\n\n"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for r.Context().Err() == nil && sent.Add(1) < 1<<14 { // at most 1 GiB
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	c := New(Options{BaseURL: srv.URL, Conns: 1, RequestTimeout: 30 * time.Second})
+	defer c.Close()
+	req := completionReq(8)
+	p, err := Prepare(&req, "m", "vllm", func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Capture = true
+	var rec result.Record
+	_, answer := c.Do(context.Background(), NewClock(), &p, &rec, nil)
+	if rec.OK || rec.ErrorClass != result.ClassImplausible || !strings.Contains(rec.Error, "answer's text runs over") || answer != "" {
+		t.Fatalf("record ok %v class %q error %q, answer %d bytes", rec.OK, rec.ErrorClass, rec.Error, len(answer))
+	}
+	if n := sent.Load(); n > 64 {
+		t.Errorf("the client read %d chunks of 64 KiB before stopping", n)
 	}
 }

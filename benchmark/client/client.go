@@ -29,7 +29,9 @@
 //     again once, on a fresh connection, and marked Retried; its
 //     latencies still count from the first send.
 //   - The API key is sent as a bearer token and scrubbed, with URL
-//     credentials, from every text the client keeps.
+//     credentials, from every text the client keeps. Requests follow the
+//     one client policy (internal/httppolicy): no proxy, and a redirect
+//     is a failure, never followed with the key.
 package client
 
 import (
@@ -49,6 +51,7 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark/result"
+	"github.com/servecmp/servecmp/internal/httppolicy"
 	"github.com/servecmp/servecmp/internal/redact"
 )
 
@@ -90,23 +93,14 @@ type Client struct {
 // connections to the server, so that every stream reuses a connection.
 func New(o Options) *Client {
 	conns := max(o.Conns, 1)
-	tr := &http.Transport{
-		// No proxy: a benchmark through a proxy would measure the proxy.
-		Proxy:               nil,
-		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        conns + 16,
-		MaxIdleConnsPerHost: conns + 16,
-		IdleConnTimeout:     90 * time.Second,
-		// A compressed stream would be buffered by the decompressor.
-		DisableCompression: true,
-		ReadBufferSize:     32 << 10,
-		WriteBufferSize:    32 << 10,
-	}
+	// The one client policy (internal/httppolicy): no proxy, no redirect.
+	// A compressed stream would be buffered by the decompressor.
+	tr := httppolicy.Transport(httppolicy.Options{Conns: conns, NoCompression: true, BufferSize: 32 << 10})
 	c := &Client{
 		base:    strings.TrimRight(o.BaseURL, "/"),
 		apiKey:  o.APIKey,
-		hc:      &http.Client{Transport: tr},
-		fresh:   &http.Client{Transport: freshTransport(tr)},
+		hc:      httppolicy.Wrap(tr, 0),
+		fresh:   httppolicy.Wrap(freshTransport(tr), 0),
 		timeout: o.RequestTimeout,
 		onRead:  o.OnContentRead,
 	}
@@ -269,7 +263,9 @@ func (s *stream) event(data []byte) error {
 		return nil
 	}
 	if s.capture != nil {
-		s.capture.add(data)
+		if e := s.capture.add(data); e != nil {
+			return e
+		}
 	}
 	k := 1
 	r := s.rec
@@ -390,7 +386,7 @@ func (c *Client) Do(ctx context.Context, clk Clock, p *Prepared, rec *result.Rec
 	}
 	s := &stream{rec: rec, sent: sent, key: c.apiKey, cap: tokenCap(p.Req.MaxTokens)}
 	if p.Capture {
-		s.capture = &textCapture{}
+		s.capture = &textCapture{limit: answerCap(s.cap)}
 	}
 	e := c.exchange(ctx, cancel, clk, req, p, s)
 	if e == nil && s.usage {
@@ -556,13 +552,16 @@ func finishRecord(rec *result.Record, s *stream, p *Prepared) {
 
 // textCapture collects a streamed answer's text (completions "text" or
 // chat "delta.content"), for the next turn's history and client-side
-// token counts.
+// token counts, up to limit bytes (answerCap).
 type textCapture struct {
-	b strings.Builder
+	b     strings.Builder
+	limit int
 }
 
-// add appends one content chunk's text; chunks it cannot read add nothing.
-func (t *textCapture) add(data []byte) {
+// add appends one content chunk's text; chunks it cannot read add
+// nothing. An answer past the capture's limit fails the request as
+// implausible, as a token count past its cap does.
+func (t *textCapture) add(data []byte) *requestError {
 	var c struct {
 		Choices []struct {
 			Text  string `json:"text"`
@@ -572,8 +571,12 @@ func (t *textCapture) add(data []byte) {
 		} `json:"choices"`
 	}
 	if json.Unmarshal(data, &c) != nil || len(c.Choices) == 0 {
-		return
+		return nil
+	}
+	if t.b.Len()+len(c.Choices[0].Text)+len(c.Choices[0].Delta.Content) > t.limit {
+		return &requestError{result.ClassImplausible, fmt.Sprintf("the answer's text runs over %d bytes, more than the %d output tokens this request allows could hold", t.limit, t.limit/MaxBytesPerToken)}
 	}
 	t.b.WriteString(c.Choices[0].Text)
 	t.b.WriteString(c.Choices[0].Delta.Content)
+	return nil
 }

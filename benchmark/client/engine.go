@@ -28,6 +28,10 @@ type EngineInfo struct {
 	// (llama.cpp's /props: model file, slots, context size), for the
 	// manifest's extra fields.
 	Extra map[string]string
+	// Simulated is set for servecmp serve-sim (servecmp_simulated in its
+	// model card), whose token counts of text are words, not a
+	// tokenizer's.
+	Simulated bool
 	// modelsErr says why Model is empty: GET /v1/models failed, or
 	// answered an empty list.
 	ModelsErr string
@@ -228,9 +232,10 @@ func (c *Client) Detect(ctx context.Context, name string) (EngineInfo, error) {
 func (c *Client) listModels(ctx context.Context, info *EngineInfo) (ownedBy string, how []string, err error) {
 	var models struct {
 		Data []struct {
-			ID      string `json:"id"`
-			OwnedBy string `json:"owned_by"`
-			Root    string `json:"root"`
+			ID        string `json:"id"`
+			OwnedBy   string `json:"owned_by"`
+			Root      string `json:"root"`
+			Simulated bool   `json:"servecmp_simulated"`
 		} `json:"data"`
 	}
 	if err := c.getJSON(ctx, "/v1/models", &models); err != nil {
@@ -249,6 +254,7 @@ func (c *Client) listModels(ctx context.Context, info *EngineInfo) (ownedBy stri
 	}
 	info.Model, info.Root = models.Data[0].ID, models.Data[0].Root
 	ownedBy = models.Data[0].OwnedBy
+	info.Simulated = models.Data[0].Simulated
 	return ownedBy, []string{"GET /v1/models owned_by=" + ownedBy}, nil
 }
 

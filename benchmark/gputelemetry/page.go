@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/servecmp/servecmp/benchmark/result"
@@ -11,6 +12,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/servecmp/servecmp/benchmark/promscrape"
+	"github.com/servecmp/servecmp/internal/redact"
 )
 
 // Bounds on one exporter page.
@@ -111,31 +113,73 @@ func (p *page) addFamily(f field, mf *dto.MetricFamily, at map[string]int) {
 }
 
 // labelsOf reads a series' GPU labels; false when it names no GPU (no
-// UUID and no decimal index).
+// UUID and no decimal index). The labels kept are text from outside bound
+// for the result, its warnings and the report: secrets recognised by
+// their shape are masked (redact.Secrets) before they are clipped, and a
+// UUID that held one is no UUID (two such GPUs must not merge into one).
 func labelsOf(m *dto.Metric) (result.GPUID, bool) {
 	var id result.GPUID
 	for _, lp := range m.GetLabel() {
-		v := clip(lp.GetValue())
+		var dst *string
 		switch lp.GetName() {
 		case labelIndex:
-			if n, err := strconv.ParseUint(v, 10, 16); err == nil {
+			if n, err := strconv.ParseUint(clip(lp.GetValue()), 10, 16); err == nil {
 				id.Index = strconv.FormatUint(n, 10)
 			}
+			continue
 		case labelUUID:
-			id.UUID = v
+			dst = &id.UUID
 		case labelPCI:
-			id.PCIBusID = v
+			dst = &id.PCIBusID
 		case labelDevice:
-			id.Device = v
+			dst = &id.Device
 		case labelModel:
-			id.Model = v
+			dst = &id.Model
 		case labelHost:
-			id.Host = v
+			dst = &id.Host
 		case labelDriver:
-			id.Driver = v
+			dst = &id.Driver
+		default:
+			continue
 		}
+		*dst = scrubLabel(lp.GetValue())
+	}
+	if strings.Contains(id.UUID, redact.Mask) {
+		id.UUID = ""
 	}
 	return id, id.UUID != "" || id.Index != ""
+}
+
+// scrubbed remembers scrubLabel's answers: an exporter repeats the same
+// label values on every page, and masking secrets costs far more than a
+// lookup. Bounded: emptied when full.
+var scrubbed struct {
+	sync.Mutex
+	m map[string]string
+}
+
+// maxScrubbed bounds the remembered label values.
+const maxScrubbed = 4096
+
+// scrubLabel masks the secrets in a label value (redact.Secrets), then
+// clips it.
+func scrubLabel(v string) string {
+	scrubbed.Lock()
+	out, ok := scrubbed.m[v]
+	scrubbed.Unlock()
+	if ok {
+		return out
+	}
+	out = clip(redact.Secrets(v))
+	if len(v) <= 4*maxLabel { // a longer value is not worth keeping
+		scrubbed.Lock()
+		if len(scrubbed.m) >= maxScrubbed || scrubbed.m == nil {
+			scrubbed.m = make(map[string]string, 64)
+		}
+		scrubbed.m[v] = out
+		scrubbed.Unlock()
+	}
+	return out
 }
 
 // clip bounds a label value to maxLabel bytes on a rune boundary and

@@ -192,13 +192,13 @@ func (s *Scraper) scrape(ctx context.Context, n *node, how mark) (answered, keep
 	sctx, cancel := context.WithTimeout(ctx, s.timeout)
 	t0 := time.Now()
 	body, status, err := promscrape.Get(sctx, s.client, n.ep.URL, maxPageBytes)
+	t1 := time.Now() // the sample's time is the exchange's midpoint, parsing left out
 	var p page
 	if err == nil {
 		if p, err = parsePage(body); err != nil {
 			err = fmt.Errorf("GET %s: %w", n.url, err)
 		}
 	}
-	t1 := time.Now()
 	cancel()
 	if err != nil && ctx.Err() != nil {
 		return false, true // cancelled mid-request: not the exporter's fault

@@ -1,9 +1,11 @@
 // Package promscrape fetches and parses Prometheus text pages (an
-// engine's /metrics, a dcgm-exporter) under servecmp's one scrape policy:
+// engine's /metrics, a dcgm-exporter) under servecmp's one client policy
+// (internal/httppolicy), with the scrape's own bounds:
 //
 //   - no proxy: the environment's HTTP_PROXY is ignored, so a scrape
 //     reaches the host it names and nothing else;
-//   - no redirect is followed: a 3xx answer is an error naming its status;
+//   - no redirect is followed: a 3xx answer is an error naming its status
+//     and where it pointed (credentials masked); the target is never asked;
 //   - one scrape is bounded in time (the client's timeout and the caller's
 //     context), the page in bytes (read up to the limit plus one byte: a
 //     longer page is an error, never silently cut) and in sample lines,
@@ -19,9 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"net"
 	"net/http"
 	"time"
 
@@ -29,31 +29,19 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/servecmp/servecmp/internal/httppolicy"
 	"github.com/servecmp/servecmp/internal/redact"
 )
 
-// errRedirect stops the client at the first redirect; Do then returns the
-// 3xx response itself.
-var errRedirect = http.ErrUseLastResponse
-
-// NewClient returns a client under the scrape policy: no proxy, no
-// redirects, at most timeout per request (5 s when zero or negative).
+// NewClient returns a client under the one client policy
+// (httppolicy.Client: no proxy, no redirects, bounded dial) with at most
+// timeout per request (5 s when zero or negative). A scrape sends no
+// credentials of servecmp's own.
 func NewClient(timeout time.Duration) *http.Client {
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
-	tr := &http.Transport{
-		Proxy:               nil,
-		DialContext:         (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConnsPerHost: 2,
-		IdleConnTimeout:     90 * time.Second,
-		TLSHandshakeTimeout: timeout,
-	}
-	return &http.Client{
-		Transport:     tr,
-		Timeout:       timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return errRedirect },
-	}
+	return httppolicy.Client(httppolicy.Options{Timeout: timeout})
 }
 
 // Get fetches url and returns its body, at most maxBody bytes, and the
@@ -66,22 +54,26 @@ func Get(ctx context.Context, c *http.Client, url string, maxBody int64) ([]byte
 	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1")
 	resp, err := c.Do(req)
 	if err != nil {
-		return nil, 0, errors.New(redact.Text(err.Error()))
+		status := 0
+		if resp != nil { // a refused redirect: the 3xx answer, body closed
+			status = resp.StatusCode
+		}
+		return nil, status, errors.New(redact.Text(err.Error()))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		httppolicy.Drain(resp.Body, 1<<16)
 		return nil, resp.StatusCode, fmt.Errorf("GET %s: %s", redact.URL(url), resp.Status)
 	}
 	if resp.ContentLength > maxBody {
 		return nil, resp.StatusCode, fmt.Errorf("GET %s: page over %d bytes (%d announced)", redact.URL(url), maxBody, resp.ContentLength)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	body, err := httppolicy.ReadBody(resp.Body, maxBody)
+	if errors.Is(err, httppolicy.ErrTooLarge) {
+		return nil, resp.StatusCode, fmt.Errorf("GET %s: page over %d bytes", redact.URL(url), maxBody)
+	}
 	if err != nil {
 		return nil, resp.StatusCode, fmt.Errorf("GET %s: reading the page: %s", redact.URL(url), redact.Text(err.Error()))
-	}
-	if int64(len(body)) > maxBody {
-		return nil, resp.StatusCode, fmt.Errorf("GET %s: page over %d bytes", redact.URL(url), maxBody)
 	}
 	return body, resp.StatusCode, nil
 }

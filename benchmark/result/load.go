@@ -113,6 +113,10 @@ const (
 	MaxConcurrencyLimit = 100_000
 	// MaxRate bounds --rate (requests/s).
 	MaxRate = 1e6
+	// MinRate bounds --rate from below (requests/s): one request a week
+	// (MaxTimeS), the longest a run may wait; below it a run would only
+	// wait.
+	MinRate = 1.0 / MaxTimeS
 	// MaxTimeS bounds every duration of the load policy (seconds): one
 	// week.
 	MaxTimeS = 7 * 86400
@@ -140,6 +144,8 @@ func (l *LoadPolicy) validateBounds() error {
 		return fmt.Errorf("concurrency above %d", MaxConcurrencyLimit)
 	case l.Rate > MaxRate && !math.IsInf(l.Rate, 1): // +Inf: every request at once
 		return fmt.Errorf("rate above %g requests/s", MaxRate)
+	case l.Rate > 0 && l.Rate < MinRate:
+		return fmt.Errorf("rate %g requests/s is below %.3g (one request a week, the longest a run waits)", l.Rate, MinRate)
 	case l.Warmup > HardMaxTokens:
 		return fmt.Errorf("warmup above %d requests", HardMaxTokens)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/servecmp/servecmp/internal/infile"
+	"github.com/servecmp/servecmp/internal/redact"
 )
 
 // ManifestKeys lists the keys that manifest arguments and files set:
@@ -38,7 +39,8 @@ func (m *Manifest) stringFields() map[string]*string {
 }
 
 // Set sets the manifest field whose JSON key is key; an unknown key goes
-// into Extra. Numeric fields (seed, gpu_count) must parse.
+// into Extra. Numeric fields (seed, gpu_count) must parse. Text values
+// are scrubbed of secrets (redact.Text) as they enter.
 func (m *Manifest) Set(key, value string) error {
 	key = strings.TrimSpace(key)
 	if key == "" {
@@ -57,6 +59,7 @@ func (m *Manifest) Set(key, value string) error {
 		}
 		return nil
 	}
+	value = redact.Text(value)
 	if f, ok := m.stringFields()[key]; ok {
 		*f = value
 		return nil
@@ -128,6 +131,20 @@ func parseManifestFile(path string, b []byte) ([]KV, error) {
 		out = append(out, KV{strings.TrimSpace(k), strings.TrimSpace(v)})
 	}
 	return out, sc.Err()
+}
+
+// Scrub masks the secrets every text field and extra value may carry (a
+// launch command line's key, a key a server echoed in its model name):
+// redact.Text with the given secrets (the API key) and the shapes it
+// knows. Set scrubs what it sets; a manifest read from a file is scrubbed
+// by whoever reads it for an output (compare).
+func (m *Manifest) Scrub(secrets ...string) {
+	for _, f := range m.stringFields() {
+		*f = redact.Text(*f, secrets...)
+	}
+	for k, v := range m.Extra {
+		m.Extra[k] = redact.Text(v, secrets...)
+	}
 }
 
 // SetAll applies kvs in order (later keys win).

@@ -85,6 +85,12 @@ type Result struct {
 	// result merged from shards (shard.go).
 	Shard  *Shard  `json:"shard,omitempty"`
 	Shards *Shards `json:"shards,omitempty"`
+
+	// FailureCause, in memory only (the records keep every error), says
+	// why requests failed in the server's own words: the first failure's
+	// class and message and, when the model asked for is not among those
+	// the server lists, the models it serves. "" when none failed.
+	FailureCause string `json:"-"`
 }
 
 // Manifest records what was measured and how, so that two results can be

@@ -2,6 +2,7 @@ package servermetrics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -14,6 +15,17 @@ import (
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/internal/redact"
 )
+
+// ErrNoAnswer is the cause of a scrape's own deadline (WithDeadline): a
+// scrape it cuts counts as a failed one, so that an endpoint that hangs
+// is reported; a scrape cut by the end of the run does not count.
+var ErrNoAnswer = errors.New("the metrics endpoint did not answer in time")
+
+// WithDeadline bounds one scrape (a baseline, the last one) by d, with
+// ErrNoAnswer as the cause.
+func WithDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, d, ErrNoAnswer)
+}
 
 // DefaultInterval is the polling period when NewScraper is given zero.
 const DefaultInterval = 500 * time.Millisecond
@@ -58,7 +70,8 @@ func (s *Scraper) FirstScrape() <-chan struct{} { return s.first }
 
 // NewScraper returns a scraper for url polling every interval
 // (DefaultInterval when zero or negative). c nil means the scrape
-// policy's client (promscrape.NewClient) with a 5 s timeout.
+// client (promscrape.NewClient: the one client policy of
+// internal/httppolicy) with a 5 s timeout.
 func NewScraper(url string, every time.Duration, c *http.Client) *Scraper {
 	if every <= 0 {
 		every = DefaultInterval
@@ -99,7 +112,7 @@ func (s *Scraper) Run(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
-			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			fctx, cancel := WithDeadline(context.WithoutCancel(ctx), 2*time.Second)
 			s.scrape(fctx)
 			cancel()
 			return
@@ -114,8 +127,8 @@ func (s *Scraper) scrape(ctx context.Context) bool {
 	t0 := time.Now()
 	snap, status, err := fetch(ctx, s.client, s.url)
 	t1 := time.Now()
-	if ctx.Err() != nil && err != nil {
-		return true // cancelled mid-request: not the server's fault
+	if err != nil && ctx.Err() != nil && !errors.Is(context.Cause(ctx), ErrNoAnswer) {
+		return true // the run ended mid-request: not the server's fault
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -227,6 +240,8 @@ func (s *Scraper) warnings(res *result.ServerMetrics) []string {
 	switch {
 	case s.notFound != "":
 		w = append(w, fmt.Sprintf("server metrics: endpoint missing (%s); none recorded", s.notFound))
+	case s.scrapes == 0 && s.errors == 0:
+		w = append(w, fmt.Sprintf("server metrics: no scrape of %s finished during the run (the endpoint did not answer in time); none recorded", redact.URL(s.url)))
 	case s.scrapes == 0 && s.errors > 0:
 		w = append(w, fmt.Sprintf("server metrics: all %d scrapes failed; first error: %s", s.errors, s.firstErr))
 	case s.errors > 0:

@@ -379,3 +379,33 @@ func TestScrapeNowKeepsTimeOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestScraperHangingEndpointWarns is the case: a /metrics that
+// accepts the request and never answers, during a run shorter than the
+// client's timeout, is reported in a warning instead of dropped.
+func TestScraperHangingEndpointWarns(t *testing.T) {
+	hang := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	defer ts.Close()
+	defer close(hang)
+	s := NewScraper(ts.URL+"/metrics", 5*time.Millisecond, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	time.Sleep(100 * time.Millisecond) // the run, shorter than one scrape's timeout
+	bctx, bcancel := WithDeadline(context.Background(), 50*time.Millisecond)
+	s.ScrapeNow(bctx) // a baseline, cut by its own deadline
+	bcancel()
+	cancel()
+	<-done
+	res := s.Result(0, 1)
+	w := strings.Join(res.Warnings, "\n")
+	if res.Scrapes != 0 || !strings.Contains(w, "server metrics:") || !(strings.Contains(w, "scrapes failed") || strings.Contains(w, "did not answer")) {
+		t.Fatalf("scrapes %d, errors %d, warnings %q", res.Scrapes, res.ScrapeErrors, res.Warnings)
+	}
+}

@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"cmp"
+	"container/heap"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -39,7 +41,9 @@ type DatasetOptions struct {
 	// MultiTurn makes every user turn of a conversation a request of one
 	// session (Request.Session, Turn); otherwise only the first turn is.
 	MultiTurn bool
-	// Num, when > 0, keeps that many records after a seeded shuffle.
+	// Num, when > 0, keeps that many usable records, a seeded random
+	// sample in a seeded random order, reading the file once and holding
+	// no more than Num records at a time.
 	Num int
 }
 
@@ -64,54 +68,102 @@ func Dataset(path string, opts DatasetOptions) ([]Request, ImportStats, error) {
 	if opts.MultiTurn && opts.PromptField != "" {
 		return nil, st, errors.New("--multi-turn needs conversations (--messages-field), not --prompt-field")
 	}
-	recs, err := readRecords(path, opts.Format, []string{opts.IDField, opts.PromptField, opts.MessagesField, opts.OutputLenField})
+	var (
+		reqs  []Request
+		pick  = &sample{n: opts.Num}
+		ids   = map[string]bool{}
+		keys  = rand.New(rand.NewPCG(opts.Seed, 0x73687566666c65)) // "shuffle"
+		guess = opts.PromptField == "" && opts.MessagesField == ""
+	)
+	err := eachRecord(path, opts.Format, []string{opts.IDField, opts.PromptField, opts.MessagesField, opts.OutputLenField}, func(i int, r record) error {
+		if guess {
+			var err error
+			if opts.MessagesField, opts.PromptField, err = guessField(path, r); err != nil {
+				return err
+			}
+			guess = false
+		}
+		st.Read++
+		key := keys.Uint64()
+		got, reason, err := opts.record(path, i, r, ids)
+		switch {
+		case err != nil:
+			return err
+		case reason != "":
+			st.skip(reason)
+		case opts.Num > 0:
+			pick.offer(key, got)
+		default:
+			reqs = append(reqs, got...)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, st, err
 	}
-	if len(recs) == 0 {
+	if st.Read == 0 {
 		return nil, st, fmt.Errorf("%s: no records", path)
 	}
-	if opts.PromptField == "" && opts.MessagesField == "" {
-		if opts.MessagesField, opts.PromptField, err = guessField(path, recs[0]); err != nil {
-			return nil, st, err
-		}
-	}
-	order := make([]int, len(recs))
-	for i := range order {
-		order[i] = i
-	}
 	if opts.Num > 0 {
-		sh := rand.New(rand.NewPCG(opts.Seed, 0x73687566666c65)) // "shuffle"
-		sh.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		reqs = pick.requests()
 	}
-	var reqs []Request
-	ids := map[string]bool{}
 	seeds := rand.New(rand.NewPCG(opts.Seed, streamSeeds))
-	kept := 0
-	for _, i := range order {
-		if opts.Num > 0 && kept >= opts.Num {
-			break
-		}
-		st.Read++
-		got, reason, err := opts.record(path, i, recs[i], ids)
-		if err != nil {
-			return nil, st, err
-		}
-		if reason != "" {
-			st.skip(reason)
-			continue
-		}
-		for k := range got {
-			applySeed(&got[k], opts.ImportOptions, seeds)
-		}
-		reqs = append(reqs, got...)
-		kept++
+	for k := range reqs {
+		applySeed(&reqs[k], opts.ImportOptions, seeds)
 	}
 	st.Kept = len(reqs)
 	if len(reqs) == 0 {
-		return nil, st, fmt.Errorf("%s: no usable records (%d read)", path, st.Read)
+		return nil, st, fmt.Errorf("%s: no usable records: %s", path, st.why())
 	}
 	return reqs, st, nil
+}
+
+// sample keeps, of the records offered, the n with the smallest keys (a
+// uniform random sample when the keys are random), holding no more than
+// n at a time: --num over a dataset of any size.
+type sample struct {
+	n    int
+	keep keyedHeap
+}
+
+type keyed struct {
+	key  uint64
+	reqs []Request
+}
+
+// keyedHeap is a max-heap on key.
+type keyedHeap []keyed
+
+func (h keyedHeap) Len() int           { return len(h) }
+func (h keyedHeap) Less(i, j int) bool { return h[i].key > h[j].key }
+func (h keyedHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *keyedHeap) Push(x any)        { *h = append(*h, x.(keyed)) }
+func (h *keyedHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func (s *sample) offer(key uint64, reqs []Request) {
+	switch {
+	case len(s.keep) < s.n:
+		heap.Push(&s.keep, keyed{key, reqs})
+	case key < s.keep[0].key:
+		s.keep[0] = keyed{key, reqs}
+		heap.Fix(&s.keep, 0)
+	}
+}
+
+// requests are the kept records' requests in the order of their keys (a
+// seeded shuffle).
+func (s *sample) requests() []Request {
+	slices.SortFunc(s.keep, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
+	var out []Request
+	for _, k := range s.keep {
+		out = append(out, k.reqs...)
+	}
+	return out
 }
 
 // guessField picks the prompt or conversation field from the first record.

@@ -1,8 +1,14 @@
 package workload
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -146,4 +152,136 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestParquetBadFooter is the issue's case: a small Parquet file whose
+// footer claims 2 GiB of metadata is refused with one line naming the
+// file, before the library allocates what it claims.
+func TestParquetBadFooter(t *testing.T) {
+	type row struct {
+		Question string `parquet:"question"`
+	}
+	pq := writeParquet(t, "q.parquet", []row{{"Why is the sky blue?"}})
+	good, err := os.ReadFile(pq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func([]byte) []byte
+		want string
+	}{
+		{"footer 2 GiB", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(b)-8:], 0x7ffffff0); return b }, "bad footer"},
+		{"footer 1 byte past", func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(b)-8:], uint32(len(b)-11)); return b }, "bad footer"},
+		{"no end magic", func(b []byte) []byte { return b[:len(b)-1] }, "no PAR1 magic at the end"},
+		{"tiny", func(b []byte) []byte { return b[:8] }, "too short"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "bad.parquet")
+			os.WriteFile(p, tc.edit(append([]byte{}, good...)), 0o644)
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			_, _, err := Dataset(p, DatasetOptions{PromptField: "question", ImportOptions: ImportOptions{OutputLen: 4}})
+			runtime.ReadMemStats(&m1)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
+				t.Fatalf("error %v, want %q naming the file", err, tc.want)
+			}
+			if grown := m1.TotalAlloc - m0.TotalAlloc; grown > 16<<20 {
+				t.Errorf("allocated %d MiB for a %d-byte file", grown>>20, len(good))
+			}
+		})
+	}
+}
+
+// TestDatasetNumBounded: --num keeps a seeded sample of that many usable
+// records, in a seeded order, holding no more than that many while the
+// file streams; the same seed gives the same requests.
+func TestDatasetNumBounded(t *testing.T) {
+	var b strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&b, `{"id":"r%d","prompt":"question %d","n":4}`+"\n", i, i)
+	}
+	b.WriteString(`{"id":"empty","prompt":"","n":4}` + "\n")
+	p := filepath.Join(t.TempDir(), "d.jsonl")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	opts := DatasetOptions{PromptField: "prompt", OutputLenField: "n", Num: 10}
+	opts.Seed = 7
+	a, st, err := Dataset(p, opts)
+	if err != nil || len(a) != 10 || st.Read != 1001 || st.Skipped["empty prompt"] != 1 {
+		t.Fatalf("%d requests, stats %+v, %v", len(a), st, err)
+	}
+	again, _, _ := Dataset(p, opts)
+	ids := func(rs []Request) string {
+		var s []string
+		for _, r := range rs {
+			s = append(s, r.ID)
+		}
+		return strings.Join(s, " ")
+	}
+	if ids(a) != ids(again) {
+		t.Errorf("same seed, different sample: %s / %s", ids(a), ids(again))
+	}
+	if first := ids(a); strings.HasPrefix(first, "r0 r1 r2") {
+		t.Errorf("not a random sample: %s", first)
+	}
+	s := &sample{n: 3}
+	for k := range uint64(100) {
+		s.offer(100-k, []Request{{ID: fmt.Sprint(k)}})
+		if len(s.keep) > 3 {
+			t.Fatalf("sample holds %d", len(s.keep))
+		}
+	}
+	if got := ids(s.requests()); got != "99 98 97" {
+		t.Errorf("smallest keys first: %s", got)
+	}
+}
+
+// TestDatasetNoUsableSaysWhy: when nothing is kept, the error gives the
+// reasons records were skipped.
+func TestDatasetNoUsableSaysWhy(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "d.jsonl")
+	os.WriteFile(p, []byte(`{"prompt":""}`+"\n"+`{"prompt":"  "}`+"\n"), 0o644)
+	_, _, err := Dataset(p, DatasetOptions{PromptField: "prompt", ImportOptions: ImportOptions{OutputLen: 4}})
+	if err == nil || !strings.Contains(err.Error(), "no usable records: 2 read, skipped: 2 empty prompt") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// TestDatasetLineBound: a JSONL line over the bound is an error naming
+// the file and line, not a buffer grown without end.
+func TestDatasetLineBound(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"prompt":"ok"}` + "\n")
+	br := bufio.NewReaderSize(strings.NewReader(strings.Repeat("x", 300)+"\n"), 16)
+	if _, err := readLine(br, 256); err == nil || !strings.Contains(err.Error(), "longer than 256 bytes") {
+		t.Fatalf("readLine: %v", err)
+	}
+	br = bufio.NewReaderSize(strings.NewReader("abc\ndef"), 16)
+	if l, err := readLine(br, 256); err != nil || string(l) != "abc\n" {
+		t.Fatalf("%q %v", l, err)
+	}
+	if l, err := readLine(br, 256); err != io.EOF || string(l) != "def" {
+		t.Fatalf("%q %v", l, err)
+	}
+}
+
+// FuzzParquetFrame: any bytes as a Parquet file end in a result or a
+// one-line error, never a panic or an allocation beyond the file's
+// reach.
+func FuzzParquetFrame(f *testing.F) {
+	type row struct {
+		Question string `parquet:"question"`
+	}
+	var buf bytes.Buffer
+	parquet.Write(&buf, []row{{"Why?"}, {"How?"}})
+	f.Add(buf.Bytes())
+	f.Add([]byte("PAR1\x00\x00\x00\x00PAR1"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "f.parquet")
+		os.WriteFile(p, data, 0o644)
+		_, _, err := Dataset(p, DatasetOptions{PromptField: "question", ImportOptions: ImportOptions{OutputLen: 4}})
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Fatalf("multi-line error %q", err)
+		}
+	})
 }

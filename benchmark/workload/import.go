@@ -222,8 +222,9 @@ func ApproxTokens(s string) int {
 // ShareGPTOptions selects and shapes ShareGPT conversations.
 type ShareGPTOptions struct {
 	ImportOptions
-	// Num, when > 0, keeps that many conversations after a seeded shuffle
-	// (fewer when the file has fewer valid ones); 0 keeps all, in file
+	// Num, when > 0, keeps that many usable conversations, a seeded
+	// random sample in a seeded random order (fewer when the file has
+	// fewer), holding no more than Num at a time; 0 keeps all, in file
 	// order.
 	Num int
 	// Filters on token counts (ApproxTokens, or the tokenizer's exact
@@ -261,12 +262,15 @@ func ShareGPT(name string, r io.Reader, opts ShareGPTOptions) ([]Request, Import
 	}
 	var reqs []Request
 	ids := map[string]bool{}
+	pick := &sample{n: opts.Num}
+	keys := rand.New(rand.NewPCG(opts.Seed, 0x73687566666c65)) // "shuffle"
 	for dec.More() {
 		var c shareGPTConv
 		if err := dec.Decode(&c); err != nil {
 			return nil, st, fmt.Errorf("%s: conversation %d: %v", name, st.Read+1, jsonMsg(err))
 		}
 		st.Read++
+		key := keys.Uint64()
 		if len(c.Conversations) < 2 {
 			st.skip("fewer than two turns")
 			continue
@@ -301,17 +305,17 @@ func ShareGPT(name string, r io.Reader, opts ShareGPTOptions) ([]Request, Import
 		if opts.Tokenizer != nil {
 			r.InputLen = in
 		}
-		reqs = append(reqs, r)
+		if opts.Num > 0 {
+			pick.offer(key, []Request{r})
+		} else {
+			reqs = append(reqs, r)
+		}
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, st, fmt.Errorf("%s: after conversation %d: %v", name, st.Read, jsonMsg(err))
 	}
 	if opts.Num > 0 {
-		sh := rand.New(rand.NewPCG(opts.Seed, 0x73687566666c65)) // "shuffle"
-		sh.Shuffle(len(reqs), func(i, j int) { reqs[i], reqs[j] = reqs[j], reqs[i] })
-		if len(reqs) > opts.Num {
-			reqs = reqs[:opts.Num]
-		}
+		reqs = pick.requests()
 	}
 	seeds := rand.New(rand.NewPCG(opts.Seed, streamSeeds))
 	for i := range reqs {
@@ -319,7 +323,7 @@ func ShareGPT(name string, r io.Reader, opts ShareGPTOptions) ([]Request, Import
 	}
 	st.Kept = len(reqs)
 	if len(reqs) == 0 {
-		return nil, st, fmt.Errorf("%s: no usable conversations (%d read)", name, st.Read)
+		return nil, st, fmt.Errorf("%s: no usable conversations: %s", name, st.why())
 	}
 	return reqs, st, nil
 }

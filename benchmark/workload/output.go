@@ -103,6 +103,29 @@ func (s ImportStats) Report() []string {
 	return out
 }
 
+// why says why no record was kept: the reasons records were skipped,
+// most frequent first.
+func (s ImportStats) why() string {
+	if len(s.Skipped) == 0 {
+		return fmt.Sprintf("%d read, none skipped for a reason", s.Read)
+	}
+	reasons := make([]string, 0, len(s.Skipped))
+	for r := range s.Skipped {
+		reasons = append(reasons, r)
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		if s.Skipped[reasons[i]] != s.Skipped[reasons[j]] {
+			return s.Skipped[reasons[i]] > s.Skipped[reasons[j]]
+		}
+		return reasons[i] < reasons[j]
+	})
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = fmt.Sprintf("%d %s", s.Skipped[r], r)
+	}
+	return fmt.Sprintf("%d read, skipped: %s", s.Read, strings.Join(parts, ", "))
+}
+
 // Shortfall is the warning that fewer conversations were usable than
 // opts.Num asked for, or "" when there is none.
 func (opts ShareGPTOptions) Shortfall(s ImportStats) string {

@@ -189,6 +189,10 @@ const (
 	MaxRandomTokens = 1 << 28
 )
 
+// Validate checks a spec against the generator's bounds without making
+// anything: what RandomContext would refuse before its first request.
+func (spec RandomSpec) Validate() error { return spec.check() }
+
 // check validates a spec (filling defaults in its own copy).
 func (spec RandomSpec) check() error {
 	if spec.Num <= 0 || spec.Num > MaxRandomRequests {
@@ -295,7 +299,7 @@ func RandomContext(ctx context.Context, spec RandomSpec) ([]Request, error) {
 		reqs = append(reqs, r)
 	}
 	if spec.Text != nil {
-		if err := spec.Text.fill(spec.Seed, spec.PrefixLen, reqs, ins); err != nil {
+		if err := spec.Text.fill(ctx, spec.Seed, spec.PrefixLen, reqs, ins); err != nil {
 			return nil, err
 		}
 	}

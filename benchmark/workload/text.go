@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -95,8 +96,9 @@ func (tp *TextPrompts) check() error {
 }
 
 // fill gives reqs[i] a prompt of prefixLen+ins[i] tokens, in parallel on
-// every CPU; each request draws from its own seeded stream.
-func (tp *TextPrompts) fill(seed uint64, prefixLen int, reqs []Request, ins []int) error {
+// every CPU; each request draws from its own seeded stream. Once ctx ends
+// (the first Ctrl-C) no request is started and ctx's error is returned.
+func (tp *TextPrompts) fill(ctx context.Context, seed uint64, prefixLen int, reqs []Request, ins []int) error {
 	if err := tp.check(); err != nil {
 		return err
 	}
@@ -117,15 +119,18 @@ func (tp *TextPrompts) fill(seed uint64, prefixLen int, reqs []Request, ins []in
 				k := i
 				i++
 				next.Unlock()
-				if k >= len(reqs) {
+				if k >= len(reqs) || ctx.Err() != nil {
 					return
 				}
 				rng := rand.New(rand.NewPCG(seed, streamText+uint64(k)))
-				errs[k] = tp.one(&reqs[k], prefix, prefixLen, ins[k], rng)
+				errs[k] = tp.one(ctx, &reqs[k], prefix, prefixLen, ins[k], rng)
 			}
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	for k, e := range errs {
 		if e != nil {
 			return fmt.Errorf("random workload: request %s: %w", reqs[k].ID, e)
@@ -160,7 +165,7 @@ func (tp *TextPrompts) prefix(rng *rand.Rand, n int) (string, error) {
 }
 
 // one fills r's prompt.
-func (tp *TextPrompts) one(r *Request, prefix string, prefixLen, in int, rng *rand.Rand) error {
+func (tp *TextPrompts) one(ctx context.Context, r *Request, prefix string, prefixLen, in int, rng *rand.Rand) error {
 	tok := tp.Tokenizer
 	total := prefixLen + in
 	switch {
@@ -170,7 +175,7 @@ func (tp *TextPrompts) one(r *Request, prefix string, prefixLen, in int, rng *ra
 		r.InputLen = total
 		return err
 	case tp.Template != nil:
-		s, err := tp.templated(prefix, total, in, rng)
+		s, err := tp.templated(ctx, prefix, total, in, rng)
 		r.Prompt = s
 		r.InputLen = total
 		return err
@@ -190,7 +195,7 @@ func (tp *TextPrompts) one(r *Request, prefix string, prefixLen, in int, rng *ra
 // templated renders [system prefix,] user through the template so that
 // the rendered text has exactly total tokens, correcting the user
 // message's length by what the template adds.
-func (tp *TextPrompts) templated(system string, total, in int, rng *rand.Rand) (string, error) {
+func (tp *TextPrompts) templated(ctx context.Context, system string, total, in int, rng *rand.Rand) (string, error) {
 	need := in
 	for range 8 {
 		if need < 1 {
@@ -205,7 +210,7 @@ func (tp *TextPrompts) templated(system string, total, in int, rng *rand.Rand) (
 			msgs = append(msgs, chat.Message{Role: "system", Content: system})
 		}
 		msgs = append(msgs, chat.Message{Role: "user", Content: user})
-		text, err := tp.render(msgs)
+		text, err := tp.render(ctx, msgs)
 		if err != nil {
 			return "", err
 		}
@@ -220,8 +225,8 @@ func (tp *TextPrompts) templated(system string, total, in int, rng *rand.Rand) (
 
 // render applies the template with a generation prompt and drops a
 // leading BOS token text: the server adds BOS to a completions prompt.
-func (tp *TextPrompts) render(msgs []chat.Message) (string, error) {
-	s, err := tp.Template.Render(msgs, chat.Options{AddGenerationPrompt: true, BOSToken: tp.bos, EOSToken: tp.eos})
+func (tp *TextPrompts) render(ctx context.Context, msgs []chat.Message) (string, error) {
+	s, err := tp.Template.RenderContext(ctx, msgs, chat.Options{AddGenerationPrompt: true, BOSToken: tp.bos, EOSToken: tp.eos})
 	if err != nil {
 		return "", err
 	}

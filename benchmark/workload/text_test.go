@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -148,5 +150,27 @@ func BenchmarkCountTenThousandPrompts(b *testing.B) {
 				b.Fatalf("%s: %d tokens", reqs[i].ID, n)
 			}
 		}
+	}
+}
+
+// TestTextPromptsStopAtInterrupt is the case: making many long
+// text prompts stops soon after its context ends (the first Ctrl-C), not
+// when every prompt is made.
+func TestTextPromptsStopAtInterrupt(t *testing.T) {
+	tok := sharedTokenizer(t, "hf/qwen2.5/tokenizer.json")
+	in, _ := ParseLength("4096")
+	out, _ := ParseLength("16")
+	spec := RandomSpec{Num: 20000, InputLen: in, OutputLen: out, Seed: 7, Text: &TextPrompts{Tokenizer: tok, Kind: KindText}}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := RandomContext(ctx, spec)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want the context's", err)
+	}
+	el := time.Since(start)
+	t.Logf("returned %v after the start (interrupt at 300ms)", el)
+	if el > 10*time.Second {
+		t.Errorf("returned %v after the start, long after the interrupt", el)
 	}
 }

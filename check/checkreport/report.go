@@ -149,9 +149,12 @@ type Result struct {
 
 // Endpoint describes one engine under check.
 type Endpoint struct {
-	URL    string `json:"url"`
-	Model  string `json:"model"`
-	Engine string `json:"engine"` // request style used
+	URL   string `json:"url"`
+	Model string `json:"model"`
+	// ServedModels are the models GET /v1/models listed (bounded); absent
+	// when the server did not answer it.
+	ServedModels []string `json:"served_models,omitempty"`
+	Engine       string   `json:"engine"` // request style used
 	// EvidenceSource says where the style's strongest evidence comes from.
 	EvidenceSource string `json:"evidence_source,omitempty"`
 }
@@ -334,4 +337,21 @@ func (q Quality) Validate() error {
 func (r *Report) JSON() ([]byte, error) {
 	b, err := json.MarshalIndent(r, "", "  ")
 	return append(b, '\n'), err
+}
+
+// ModelsDiffer says, in a sentence for the report's notes, how the
+// models of a and b differ: the model each was asked for, and the models
+// each serves when known. It is "" when both asked for the same model.
+func ModelsDiffer(a, b Endpoint) string {
+	if a.Model == b.Model {
+		return ""
+	}
+	serves := func(e Endpoint) string {
+		if len(e.ServedModels) == 0 {
+			return ""
+		}
+		return " (serves " + strings.Join(e.ServedModels, ", ") + ")"
+	}
+	return fmt.Sprintf("A and B run different models: A %q%s, B %q%s; the check compares their outputs all the same, and compare calls the runs NOT COMPARABLE unless the difference is declared (--intentional model)",
+		a.Model, serves(a), b.Model, serves(b))
 }

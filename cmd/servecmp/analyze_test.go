@@ -473,15 +473,17 @@ func TestAnalyzeRankErrorsOneLine(t *testing.T) {
 }
 
 // TestAnalyzeSaveErrors: a --save path that cannot be written gives one
-// line naming that path (not a temporary file) and exit 1.
+// line naming that path (not a temporary file), then the usage hint, and
+// exit 2: a refused output path is a mistake in the invocation, as for
+// every command's output flags.
 func TestAnalyzeSaveErrors(t *testing.T) {
 	dir := t.TempDir()
 	p := servingExport(t, dir, "r.sqlite", 100, "0", "")
 	for _, save := range []string{filepath.Join(dir, "no", "such", "s.json"), dir} {
 		code, _, e := runCmd(t, []string{"analyze", "--save", save, p}, nil)
-		line := strings.TrimSpace(e)
-		if code != 1 || strings.Count(line, "\n") != 0 || !strings.Contains(line, "--save "+save+":") {
-			t.Errorf("--save %s: exit %d, stderr %q; want exit 1 and one line naming it", save, code, e)
+		line, hint, _ := strings.Cut(strings.TrimSpace(e), "\n")
+		if code != 2 || !strings.Contains(line, "--save "+save+":") || hint != "Run 'servecmp analyze --help' for usage." {
+			t.Errorf("--save %s: exit %d, stderr %q; want exit 2 and one line naming it", save, code, e)
 		}
 	}
 }
@@ -517,8 +519,8 @@ func TestSaveRefusesInputs(t *testing.T) {
 		{"merge", "--format", "json", "--save", s, s},
 	} {
 		code, out, e := runCmd(t, args, nil)
-		if code != 1 || out != "" || !strings.Contains(e, "--save") || !strings.Contains(e, "is also an input") {
-			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want exit 1 refusing the input", args, code, len(out), e)
+		if code != 2 || out != "" || !strings.Contains(e, "--save") || !strings.Contains(e, "is also an input") {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want exit 2 refusing the input", args, code, len(out), e)
 		}
 	}
 	if sum(p) != export0 || sum(s) != summary0 {
@@ -528,7 +530,7 @@ func TestSaveRefusesInputs(t *testing.T) {
 	// when the input could not be read.
 	bad := filepath.Join(dir, "bad.sqlite")
 	os.WriteFile(bad, []byte("SQLite format 3\x00 but then garbage"), 0o644)
-	if code, _, e := runCmd(t, []string{"analyze", "--save", filepath.Join(dir, "no", "s.json"), bad}, nil); code != 1 || !strings.Contains(e, "--save") {
+	if code, _, e := runCmd(t, []string{"analyze", "--save", filepath.Join(dir, "no", "s.json"), bad}, nil); code != 2 || !strings.Contains(e, "--save") {
 		t.Errorf("save checked after reading: exit %d, %q", code, e)
 	}
 }

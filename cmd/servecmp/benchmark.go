@@ -63,7 +63,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.Manifest, "manifest", nil, "manifest field key=value (repeatable; overrides detected values); keys: "+strings.Join(result.ManifestKeys(), ", "))
 	fs.StringVar(&f.ManifestFile, "manifest-file", "", "manifest fields as a JSON object or key=value lines")
 	fs.StringVar(&f.Out, "out", "", `result JSON file ("-": stdout, and the text summary goes to stderr)`)
-	fs.StringVar(&f.Records, "records", "", "per-request records (JSON Lines), streamed as requests end and put in place when the run ends")
+	fs.StringVar(&f.Records, "records", "", "per-request records (JSON Lines), appended at this path as each request ends (a killed run keeps those written)")
 	fs.StringVar(&f.SLO, "slo", "", "service-level objective, e.g. ttft_ms:p99<=500,tpot_ms:p99<=50,e2e_ms<=2000: adds goodput, attainment and (sweeps) capacity")
 	fs.StringVar(&f.Progress, "progress", "auto", "progress line on stderr: auto (when stderr is a terminal), on or off")
 	fs.Float64Var(&f.MaxFailedShare, "max-failed-share", result.DefaultMaxFailedShare, "exit 4 when a larger share of the requests failed (0 to 1; 1 never)")
@@ -72,7 +72,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 // config checks the outputs, then turns the flags into a run's
 // configuration; a mistake in the flags is a usage error.
 func (f *benchFlags) config(c *cobra.Command) (benchmark.Config, error) {
-	if err := f.Outputs.Validate(f.Workload, f.ManifestFile); err != nil {
+	if err := f.Outputs.Validate(f.Workload, f.ManifestFile, f.Tokenizer, f.APIKeyFile); err != nil {
 		return benchmark.Config{}, err
 	}
 	f.Changed = c.Flags().Changed

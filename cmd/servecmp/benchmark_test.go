@@ -399,6 +399,8 @@ func TestBenchmarkOutputsCheckedBeforeAnyRequest(t *testing.T) {
 		{"a bad sweep value", []string{"--sweep-concurrency", "1,2,0"}, "sweep"},
 		{"a huge sweep value late in the list", []string{"--sweep-concurrency", "1,1e300"}, "sweep value 1e+300"},
 		{"a huge rate late in the list", []string{"--sweep-rate", "1,1e300"}, "rate above"},
+		{"a rate that only waits", []string{"--rate", "1e-300"}, "below 1.65e-06 (one request a week"},
+		{"a sweep rate that only waits", []string{"--sweep-rate", "1e-300"}, "below 1.65e-06 (one request a week"},
 		{"out is a directory", []string{"--out", dir}, "--out"},
 		{"a bad failed share", []string{"--max-failed-share", "-1"}, "--max-failed-share"},
 		{"a URL without scheme", []string{"--url", "localhost:8000"}, "http://"},
@@ -406,7 +408,7 @@ func TestBenchmarkOutputsCheckedBeforeAnyRequest(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := []string{"benchmark", "--url", srv.URL, "--workload", wl}
-			if !slices.Contains(tc.args, "--sweep-concurrency") && !slices.Contains(tc.args, "--sweep-rate") {
+			if !slices.Contains(tc.args, "--sweep-concurrency") && !slices.Contains(tc.args, "--sweep-rate") && !slices.Contains(tc.args, "--rate") {
 				args = append(args, "--concurrency", "1")
 			}
 			var stdout, stderr bytes.Buffer

@@ -60,7 +60,7 @@ func runCheck(ctx context.Context, e *env, o *checkFlags) error {
 	if err != nil || (name != "text" && name != "json") {
 		return usagef("check: --format %q: want text or json", o.format)
 	}
-	if err := atomicfile.CheckWritable("--out", o.out, o.Workload); err != nil {
+	if err := atomicfile.CheckWritable("--out", o.out, o.Workload, o.APIKeyFile); err != nil {
 		return usagef("check: %v", err)
 	}
 	rep, runErr := o.Run(ctx, e.stderr)

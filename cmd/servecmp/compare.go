@@ -35,7 +35,7 @@ func newCompareCmd(e *env) *cobra.Command {
 		RunE:  func(c *cobra.Command, _ []string) error { return runCompare(c.Context(), e, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.paths.A, "a", nil, "benchmark results of system A: a file, a quoted glob ('a-run*.json') or a directory; repeatable (sweep results feed the sweep table)")
+	fl.StringArrayVar(&f.paths.A, "a", nil, "benchmark results of system A: a file, a quoted glob ('a-run*.json'), a directory or a run directory (servecmp run --out); repeatable (sweep results feed the sweep table)")
 	fl.StringArrayVar(&f.paths.B, "b", nil, "benchmark results of system B: a file, a quoted glob or a directory; repeatable")
 	fl.StringArrayVar(&f.paths.RecordsA, "records-a", nil, "per-request records of A (benchmark --records; repeatable)")
 	fl.StringArrayVar(&f.paths.RecordsB, "records-b", nil, "per-request records of B (repeatable)")

@@ -28,7 +28,7 @@ func TestCompareHTML(t *testing.T) {
 	}
 	before, _ := os.ReadFile(b)
 	code, _, stderr = runCompareCLI(t, "compare", "--a", a, "--b", b, "--html", b)
-	if after, _ := os.ReadFile(b); code != 1 || !strings.Contains(stderr, "--html") || string(after) != string(before) {
+	if after, _ := os.ReadFile(b); code != 2 || !strings.Contains(stderr, "--html") || string(after) != string(before) {
 		t.Errorf("--html naming an input: exit %d, stderr %q, input changed: %v", code, stderr, string(after) != string(before))
 	}
 }

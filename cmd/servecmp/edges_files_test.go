@@ -28,8 +28,22 @@ func TestOutputsNeverDestroyInputs(t *testing.T) {
 	if code, _, e := runCmd(t, []string{"analyze", "--save", summary, export}, nil); code != 0 {
 		t.Fatalf("analyze --save: %s", e)
 	}
+	// The tokenizer, chat template and key file are inputs too (the
+	// check comes before any of them is read, so their content is moot).
+	tok, tmpl, key := filepath.Join(dir, "tok.json"), filepath.Join(dir, "t.jinja"), filepath.Join(dir, "key")
+	for _, p := range []string{tok, tmpl, key} {
+		os.WriteFile(p, []byte("keep me"), 0o644)
+	}
 	hash := func(p string) [32]byte { b, _ := os.ReadFile(p); return sha256.Sum256(b) }
 	refused := [][]string{
+		{"benchmark", "--url", "http://127.0.0.1:1", "--workload", wl, "--concurrency", "1", "--tokenizer", tok, "--records", tok},
+		{"benchmark", "--url", "http://127.0.0.1:1", "--workload", wl, "--concurrency", "1", "--api-key-file", key, "--out", key},
+		{"profile", "--url", "http://127.0.0.1:1", "--workload", wl, "--concurrency", "1", "--tokenizer", tok, "--out", tok},
+		{"check", "--a", "http://127.0.0.1:1", "--b", "http://127.0.0.1:2", "--workload", wl, "--api-key-file", key, "--out", key},
+		{"workload", "random", "--num", "2", "--input-len", "4", "--output-len", "4", "--tokenizer", tok, "--out", tok, "--force"},
+		{"workload", "random", "--num", "2", "--input-len", "4", "--output-len", "4", "--tokenizer", tok, "--chat-template", tmpl, "--out", tmpl, "--force"},
+		{"workload", "from-jsonl", wl, "--tokenizer", tok, "--out", tok, "--force"},
+		{"workload", "dataset", sharegpt, "--tokenizer", tok, "--out", tok, "--force"},
 		{"analyze", "--save", export, export},
 		{"merge", "--save", summary, summary},
 		{"workload", "from-jsonl", wl, "--out", wl, "--force"},
@@ -40,7 +54,7 @@ func TestOutputsNeverDestroyInputs(t *testing.T) {
 		{"compare", "--a", res, "--b", resB, "--xlsx", res},
 	}
 	before := map[string][32]byte{}
-	for _, p := range []string{wl, res, resB, sharegpt, export, summary} {
+	for _, p := range []string{wl, res, resB, sharegpt, export, summary, tok, tmpl, key} {
 		before[p] = hash(p)
 	}
 	for _, args := range refused {
@@ -94,6 +108,9 @@ func TestInputsRefuseFIFOs(t *testing.T) {
 		{"compare", "--a", res, "--b", res, "--records-a", fifo},
 		{"compare", "--a", res, "--b", res, "--profile-a", fifo},
 		{"compare", "--a", res, "--b", res, "--check", fifo},
+		{"benchmark", "--url", "http://127.0.0.1:1", "--workload", wl, "--concurrency", "1", "--api-key-file", fifo},
+		{"check", "--a", "http://127.0.0.1:1", "--b", "http://127.0.0.1:2", "--workload", wl, "--api-key-file", fifo},
+		{"benchmark", "--url", "http://127.0.0.1:1", "--workload", wl, "--concurrency", "1", "--api-key-file", "/dev/zero"},
 	} {
 		done := make(chan string, 1)
 		go func() {
@@ -105,7 +122,7 @@ func TestInputsRefuseFIFOs(t *testing.T) {
 		}()
 		select {
 		case e := <-done:
-			if !strings.Contains(e, "named pipe") && !strings.Contains(e, "not a regular file") {
+			if !strings.Contains(e, "named pipe") && !strings.Contains(e, "not a regular file") && !strings.Contains(e, "character device") {
 				t.Errorf("%v: stderr %q; want a refusal of the named pipe", args, e)
 			}
 		case <-time.After(10 * time.Second):

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/servecmp/servecmp/internal/interrupt"
+	"github.com/servecmp/servecmp/internal/proctree"
 )
 
 func main() {
@@ -21,9 +22,15 @@ func main() {
 			fmt.Fprintln(os.Stderr, "servecmp: interrupted: stopping (interrupt again to cancel what is in flight at once)")
 			return
 		}
-		// A third signal gets the default action: it ends the process.
-		signal.Reset(stopSignals...)
-		fmt.Fprintln(os.Stderr, "servecmp: interrupted again: cancelling what is in flight")
+		fmt.Fprintln(os.Stderr, "servecmp: interrupted again: cancelling what is in flight (a third interrupt ends servecmp at once)")
+		go func() {
+			// The third ends the process, and every engine it launched
+			// with it: nothing servecmp started outlives it.
+			<-sigs
+			proctree.KillAll()
+			fmt.Fprintln(os.Stderr, "servecmp: interrupted a third time: ended, with the engines it launched")
+			os.Exit(1)
+		}()
 	})
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -56,19 +56,20 @@ func newRootCmd(e *env) *cobra.Command {
 		},
 	}
 	root.AddCommand(
+		newRunCmd(e),
+		newWorkloadCmd(e),
+		newCheckCmd(e),
+		newBenchmarkCmd(e),
+		newCompareCmd(e),
+		newServeSimCmd(e),
+		newProfileCmd(e),
 		newAnalyzeCmd(e),
 		newMergeCmd(e),
 		newClassifyCmd(e),
 		newRulesCmd(e),
-		newWorkloadCmd(e),
-		newBenchmarkCmd(e),
-		newProfileCmd(e),
-		newServeSimCmd(e),
-		newCheckCmd(e),
-		newCompareCmd(e),
-		newRunCmd(e),
 		newTokenizeCmd(e),
 	)
+	cli.AddGroups(root)
 	cli.AddHelp(root, helpFiles)
 	return root
 }

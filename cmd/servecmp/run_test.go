@@ -19,21 +19,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/servecmp/servecmp/experiment"
+	"github.com/servecmp/servecmp/output/table"
 )
-
-// asMainEnv makes the test binary run as servecmp itself: `launch:
-// "servecmp serve-sim ..."` re-executes it (RunOptions.Self), and the
-// interrupt tests run `servecmp run` in a process of its own.
-const asMainEnv = "SERVECMP_TEST_AS_MAIN"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(asMainEnv) == "1" {
-		main()
-	}
-	os.Exit(m.Run())
-}
 
 // freePort returns a loopback port nothing listens on now.
 func freePort(t *testing.T) int {
@@ -126,6 +116,40 @@ func killEngines(t *testing.T, ports ...int) {
 	}
 }
 
+// demoEnds runs make demo's second step (scripts/demo.sh) on the run
+// directory out and checks what a user reads at the end of make demo:
+// the conclusion, then where the files are, not the whole report; and
+// that make demo sends the report of its first step to its file only.
+func demoEnds(t *testing.T, out string) {
+	t.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Log("no bash: scripts/demo.sh not run")
+		return
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bash, filepath.Join("..", "..", "scripts", "demo.sh"))
+	cmd.Env = append(os.Environ(), "SERVECMP="+self, asMainEnv+"=1", "DEMO_OUT="+out)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("scripts/demo.sh: %v\n%s", err, e.String())
+	}
+	lines := strings.Split(strings.TrimSpace(o.String()), "\n")
+	report := mustRead(t, filepath.Join(out, "layer2", "report.txt"))
+	if len(lines) > 30 || !strings.HasPrefix(report, lines[0]) || !strings.HasPrefix(lines[len(lines)-1], "rerun:") ||
+		!strings.Contains(o.String(), "report:   "+out+"/report.txt") {
+		t.Errorf("scripts/demo.sh printed %d lines, want the conclusion and the files:\n%s", len(lines), o.String())
+	}
+	mk := mustRead(t, filepath.Join("..", "..", "Makefile"))
+	if !strings.Contains(mk, "bin/servecmp run testdata/demo/experiment.yaml --out demo-out >/dev/null") {
+		t.Error("make demo prints the whole report of servecmp run")
+	}
+}
+
 // TestRunEndToEnd runs a whole experiment with two launched engines, then
 // reruns it unchanged (nothing to do) and with a changed SLO (only the
 // report is redone, with no engine started).
@@ -182,9 +206,35 @@ slo: {ttft_ms: "p99<=500", e2e_ms: "<=2000"}
 		t.Errorf("report.json: %+v", rep)
 	}
 
-	code, _, stderr = servecmpRun(t, exp, out)
+	first := stdout
+	for i, l := range strings.Split(stdout, "\n") {
+		if n := utf8.RuneCountInString(l); n > table.TextWidth {
+			t.Errorf("report line %d is %d columns wide (at most %d): %s", i+1, n, table.TextWidth, l)
+		}
+	}
+	demoEnds(t, out)
+	code, stdout, stderr = servecmpRun(t, exp, out)
 	if code != 0 || len(stepsRun(stderr)) != 0 || !strings.Contains(stderr, "kept 10 step(s)") || !strings.Contains(stderr, "nothing to do") {
 		t.Errorf("unchanged rerun: exit %d\n%s", code, stderr)
+	}
+	if stdout != first || stdout != mustRead(t, filepath.Join(out, "report.txt")) {
+		t.Errorf("unchanged rerun: stdout is not the report again (%d bytes, report %d)", len(stdout), len(first))
+	}
+	// compare reads the run directory itself: the same results, records
+	// and check, so the same conclusion.
+	var co, ce bytes.Buffer
+	if code := run(context.Background(), []string{"compare", "--a", out, "--b", out, "--intentional", "engine"}, &co, &ce); code != 0 ||
+		strings.SplitN(co.String(), "\n", 2)[0] != strings.SplitN(first, "\n", 2)[0] || !strings.Contains(co.String(), "correctness: PASSED") {
+		t.Errorf("compare --a %s --b %s: exit %d, first line %q, want %q\n%s", out, out, code, strings.SplitN(co.String(), "\n", 2)[0], strings.SplitN(first, "\n", 2)[0], ce.String())
+	}
+	// and the step folders by pattern, each run's records found beside
+	// its result by run id.
+	co.Reset()
+	ce.Reset()
+	if code := run(context.Background(), []string{"compare", "--a", filepath.Join(out, "run-a-*"), "--b", filepath.Join(out, "run-b-*"),
+		"--intentional", "engine"}, &co, &ce); code != 0 || ce.Len() != 0 || !strings.Contains(co.String(), "runs: A 3, B 3, interleaved in pairs") ||
+		strings.Contains(co.String(), "latency rows compare per-run summary values") {
+		t.Errorf("compare --a 'out/run-a-*' --b 'out/run-b-*': exit %d\n%s%s", code, ce.String(), co.String())
 	}
 	exp2 := runExp(t, pa, pb, strings.Replace(body, "p99<=500", "p99<=400", 1))
 	if err := os.Rename(exp2, exp); err != nil {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,37 +26,46 @@ const schemaBase = "https://github.com/servecmp/servecmp/docs/schema/"
 // resolve without a network.
 func compileSchemas(t *testing.T) map[string]*jsonschema.Schema {
 	t.Helper()
+	out, err := loadSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// loadSchemas is compileSchemas without a test.
+func loadSchemas() (map[string]*jsonschema.Schema, error) {
 	files, err := filepath.Glob(filepath.Join(schemaDir, "*.json"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no schema files in %s: %v", schemaDir, err)
+		return nil, fmt.Errorf("no schema files in %s: %v", schemaDir, err)
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	for _, f := range files {
 		fh, err := os.Open(f)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		doc, err := jsonschema.UnmarshalJSON(fh)
 		fh.Close()
 		if err != nil {
-			t.Fatalf("%s: %v", f, err)
+			return nil, fmt.Errorf("%s: %v", f, err)
 		}
 		if id, _ := doc.(map[string]any)["$id"].(string); id != schemaBase+filepath.Base(f) {
-			t.Fatalf("%s: $id %q, want %q", f, id, schemaBase+filepath.Base(f))
+			return nil, fmt.Errorf("%s: $id %q, want %q", f, id, schemaBase+filepath.Base(f))
 		}
 		if err := c.AddResource(schemaBase+filepath.Base(f), doc); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 	}
 	out := map[string]*jsonschema.Schema{}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".json")
 		if out[name], err = c.Compile(schemaBase + filepath.Base(f)); err != nil {
-			t.Fatalf("%s: %v", f, err)
+			return nil, fmt.Errorf("%s: %v", f, err)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // validate checks one JSON document against a schema.
@@ -259,7 +269,7 @@ func assertTidyDir(t *testing.T, dir string) {
 		if err != nil || len(rows) < 1 {
 			t.Errorf("%s: %v", f, err)
 		}
-		for name, head := range map[string]string{"metrics.csv": "metric,unit,a,b", "regions.csv": "rank,region,count,sum_ns"} {
+		for name, head := range map[string]string{"metrics.csv": "name,unit,a,b", "regions.csv": "rank,region,count,sum_ns"} {
 			if filepath.Base(f) == name && !strings.HasPrefix(strings.Join(rows[0], ","), head) {
 				t.Errorf("%s header %v, want %s…", name, rows[0], head)
 			}

@@ -42,6 +42,7 @@ func newServeSimCmd(e *env) *cobra.Command {
 	f.StringVar(&cfg.EngineName, "engine", "vllm", "engine name (owned_by); \"sglang\" switches /metrics to SGLang names")
 	f.StringVar(&cfg.Version, "engine-version", "0.0.0-sim", "version reported by GET /version")
 	f.BoolVar(&cfg.OldMetricNames, "old-metric-names", false, "expose vllm:gpu_cache_usage_perc instead of vllm:kv_cache_usage_perc")
+	f.StringVar(&cfg.APIKey, "api-key", "", "answer 401 to /v1/ requests without this bearer token (as vLLM's --api-key)")
 	f.BoolVar(&cfg.Strict, "strict", false, "reject request fields the simulator does not know (like trtllm-serve)")
 	f.IntVar(&cfg.GPU.Count, "gpus", 0, "serve a dcgm-exporter-like page for N simulated GPUs on "+servesim.GPUMetricsPath)
 	f.Float64Var(&cfg.GPU.IdleWatts, "gpu-idle-watts", cfg.GPU.IdleWatts, "power of one simulated GPU with nothing running (W)")

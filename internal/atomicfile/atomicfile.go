@@ -28,6 +28,12 @@ import (
 // Perm is the mode of every result file: results are meant to be shared.
 const Perm = 0o644
 
+// Written, when set, is called with the path of every regular file
+// Write put in place, after the rename. Tests set it to check every
+// output the commands write (its schema, its names); it is nil
+// otherwise.
+var Written func(path string)
+
 // Write writes data to path (see the package comment for what happens
 // to each kind of path).
 func Write(path string, data []byte) error {
@@ -126,6 +132,9 @@ func replace(path, target string, fill func(io.Writer) error) (err error) {
 		return fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
 	syncDir(dir)
+	if Written != nil {
+		Written(target)
+	}
 	return nil
 }
 
@@ -157,6 +166,13 @@ func unwrapPath(err error) error {
 // a kind Write accepts. flag names the option in the error ("--out").
 // An empty path is accepted (no output asked for).
 func CheckWritable(flag, path string, inputs ...string) error {
+	if err := checkWritable(flag, path, inputs...); err != nil {
+		return &BadOutput{err}
+	}
+	return nil
+}
+
+func checkWritable(flag, path string, inputs ...string) error {
 	if path == "" {
 		return nil
 	}
@@ -192,6 +208,14 @@ func CheckWritable(flag, path string, inputs ...string) error {
 	return nil
 }
 
+// BadOutput is an output path refused before any work (CheckWritable,
+// CheckDistinct): a mistake in the invocation, which the command line
+// reports with its usage exit status whichever flag named the path.
+type BadOutput struct{ Err error }
+
+func (e *BadOutput) Error() string { return e.Err.Error() }
+func (e *BadOutput) Unwrap() error { return e.Err }
+
 // CheckDistinct reports an error when two outputs name the same file.
 // flags and paths are parallel; empty paths are skipped.
 func CheckDistinct(flags, paths []string) error {
@@ -201,7 +225,7 @@ func CheckDistinct(flags, paths []string) error {
 				continue
 			}
 			if paths[i] == paths[j] || same(paths[i], paths[j]) {
-				return fmt.Errorf("%s and %s name the same file %s", flags[i], flags[j], paths[i])
+				return &BadOutput{fmt.Errorf("%s and %s name the same file %s", flags[i], flags[j], paths[i])}
 			}
 		}
 	}

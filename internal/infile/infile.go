@@ -12,6 +12,7 @@ package infile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -59,6 +60,39 @@ func ReadFile(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(f)
+}
+
+// ErrTooLarge is matched (errors.Is) by the error for a file over the
+// size its reader allows.
+var ErrTooLarge = errors.New("too large")
+
+// ReadFileLimit reads the regular file at path (see Open), refusing one
+// of more than limit bytes before reading it whole: a key file, a step
+// record. The error names the path and the limit.
+func ReadFileLimit(path string, limit int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := ReadAllLimit(f, limit)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	return b, nil
+}
+
+// ReadAllLimit reads r to its end, refusing more than limit bytes with an
+// error matching ErrTooLarge.
+func ReadAllLimit(r io.Reader, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
+	}
+	return b, nil
 }
 
 // Kind names the kind of file m describes, with an article.

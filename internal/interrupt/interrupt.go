@@ -4,7 +4,7 @@
 // returns what it has. The second closes the channel Hard returns: a
 // benchmark cancels its requests in flight and writes the incomplete
 // result at once. What a third signal does is the caller's choice (main
-// restores the default action, so that it kills the process).
+// kills every engine it launched, internal/proctree, and exits).
 package interrupt
 
 import (

@@ -1,6 +1,9 @@
 // Package redact keeps secrets out of what servecmp prints and stores:
-// credentials in URLs (user and password of http://user:pass@host) and
-// secret strings such as an API key inside text a server sent back.
+// credentials in URLs (user and password of http://user:pass@host),
+// secret strings such as an API key inside text a server sent back, and
+// secrets recognised by their shape in text servecmp did not make (a
+// launch command line's VLLM_API_KEY=..., --api-key ..., sk-...;
+// secrets.go).
 //
 // Invariants:
 //   - URL never returns the userinfo of its input, parseable or not.
@@ -76,14 +79,17 @@ func byHand(s string) string {
 }
 
 // Text returns s with every occurrence of each secret replaced by Mask,
-// and the userinfo of every URL in it masked. Secrets shorter than
-// MinSecret are ignored.
+// every secret recognised by its shape masked (Secrets) and the userinfo
+// of every URL in it masked. Secrets shorter than MinSecret are ignored.
+// It is the one scrubber of text bound for an output: errors and
+// warnings on stderr, texts a server sent back, manifest values.
 func Text(s string, secrets ...string) string {
 	for _, k := range secrets {
 		if len(k) >= MinSecret {
 			s = strings.ReplaceAll(s, k, Mask)
 		}
 	}
+	s = Secrets(s)
 	if strings.Contains(s, "://") {
 		s = byHand(s)
 	}

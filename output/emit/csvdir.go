@@ -3,7 +3,6 @@ package emit
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/servecmp/servecmp/output/table"
 )
@@ -14,9 +13,6 @@ const CSVDirUsage = "also write one tidy CSV file per table into `DIR` (DIR/<tab
 // CSVDir writes ts as one tidy CSV file per table into dir and says so
 // on log.
 func CSVDir(log io.Writer, dir string, ts []*table.Table) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--csv-dir %s: %w", dir, err)
-	}
 	paths, err := table.WriteCSVDir(dir, ts)
 	if err != nil {
 		return fmt.Errorf("--csv-dir %s: %w", dir, err)

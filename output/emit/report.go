@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/servecmp/servecmp/benchmark/result"
@@ -47,9 +46,6 @@ func (f Files) Write(rep *compare.Report) (warnings []string, err error) {
 	if f.Plots == "" {
 		return nil, nil
 	}
-	if err := os.MkdirAll(f.Plots, 0o755); err != nil {
-		return nil, f.fail("--plots", f.Plots, err)
-	}
 	files, err := plots.Write(f.Plots, rep, f.Options)
 	if err != nil {
 		return nil, f.fail("--plots", f.Plots, err)
@@ -76,25 +72,68 @@ func (f Files) wrote(path string) {
 	}
 }
 
+// RunFiles are the report files of a run, by name in its output
+// directory Dir (written inside it, told to its manifest): the text
+// report, the workbook, the HTML page and the plot folder; "" skips one.
+type RunFiles struct {
+	Dir                     *atomicfile.Dir
+	Text, XLSX, HTML, Plots string
+}
+
 // RunReport writes the report of a run's comparison: the files of f
 // (workbook, plots, HTML page), drawn with the SLO's lines, then the text
-// report into the file text, which it also writes to stdout, and the
-// report's warnings to stderr.
-func RunReport(stdout, stderr io.Writer, text string, f Files, rep *compare.Report, slo result.SLO) error {
+// report into f.Text, which it also writes to stdout, and the report's
+// warnings to stderr.
+func RunReport(stdout, stderr io.Writer, f RunFiles, rep *compare.Report, slo result.SLO) error {
 	var buf bytes.Buffer
 	if err := present.WriteComparison(&buf, rep, "text"); err != nil {
 		return err
 	}
-	f.Options = plots.Options{SLO: compare.SLOLines(slo)}
-	if _, err := f.Write(rep); err != nil {
-		return err
+	o := plots.Options{SLO: compare.SLOLines(slo)}
+	if f.XLSX != "" {
+		if err := f.Dir.WriteFunc(f.XLSX, func(w io.Writer) error { return xlsx.Write(w, rep, xlsx.Options{SLO: o.SLO}) }); err != nil {
+			return err
+		}
 	}
-	if err := atomicfile.Write(text, buf.Bytes()); err != nil {
-		return err
+	if f.HTML != "" {
+		if err := f.Dir.WriteFunc(f.HTML, func(w io.Writer) error { return html.Write(w, rep, html.Options{Plots: o}) }); err != nil {
+			return err
+		}
+	}
+	if f.Plots != "" {
+		d, err := f.Dir.Sub(f.Plots)
+		if err != nil {
+			return err
+		}
+		if _, err := plots.WriteDir(d, rep, o); err != nil {
+			return err
+		}
+	}
+	if f.Text != "" {
+		if err := f.Dir.Write(f.Text, buf.Bytes()); err != nil {
+			return err
+		}
 	}
 	_, err := stdout.Write(buf.Bytes())
 	Warn(stderr, rep.Warnings...)
 	return err
+}
+
+// RunOutcome is the outcome of a run's report (servecmp run), as compare
+// and benchmark decide theirs: NOT COMPARABLE (exit 3) first, then
+// measured runs with too many failed requests (exit 4, failed lists
+// them); nil otherwise, or when there is no report.
+func RunOutcome(rep *compare.Report, failed []string) error {
+	if rep == nil {
+		return nil
+	}
+	if err := NotComparable(rep); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return &outcome{fmt.Errorf("too many failed requests: %s", strings.Join(failed, "; ")), ErrTooManyFailures}
+	}
+	return nil
 }
 
 // NotComparable is the outcome of a complete comparison report: an error

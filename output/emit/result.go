@@ -53,14 +53,22 @@ func writeResult(stdout, stderr io.Writer, out string, res *result.Result, maxFa
 	case res.Incomplete:
 		return errors.New("interrupted: the result is marked incomplete")
 	case res.Summary.RequestsOK == 0:
-		err := fmt.Errorf("no request succeeded (%d failed: %s)", res.Summary.RequestsFailed, present.FailureClasses(res.Summary.FailedByClass))
+		err := fmt.Errorf("no request succeeded (%d failed: %s)%s", res.Summary.RequestsFailed, present.FailureClasses(res.Summary.FailedByClass), cause(res))
 		if noneOK == nil {
 			return err
 		}
 		return &outcome{err, noneOK}
 	case res.FailedShare() > maxFailed:
-		return &outcome{fmt.Errorf("%.1f%% of the requests failed, more than --max-failed-share %g allows (last step: %s)",
-			100*res.FailedShare(), maxFailed, present.FailureClasses(res.Summary.FailedByClass)), ErrTooManyFailures}
+		return &outcome{fmt.Errorf("%.1f%% of the requests failed, more than --max-failed-share %g allows (last step: %s)%s",
+			100*res.FailedShare(), maxFailed, present.FailureClasses(res.Summary.FailedByClass), cause(res)), ErrTooManyFailures}
 	}
 	return nil
+}
+
+// cause is ": " and the result's failure cause, or "" when it has none.
+func cause(res *result.Result) string {
+	if res.FailureCause == "" {
+		return ""
+	}
+	return ": " + res.FailureCause
 }

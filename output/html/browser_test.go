@@ -111,6 +111,7 @@ func TestBrowser(t *testing.T) {
 	}
 	_, t1, _, t2 := present.ComparisonLayers(rep)
 	checkDOM(t, dom, len(figs), len(t1)+len(t2))
+	checkOpening(t, dom, rep) // as the browser built it: conclusion, then the forest
 	keepArtifacts(t, shot, pagePath)
 }
 

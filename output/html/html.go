@@ -2,7 +2,8 @@
 // text report's content in its order (layer 1 with the headline first,
 // its tables, notes and warnings; then layer 2 with the GPU-time tables
 // and the profiling limitations), with the plots of output/plots drawn
-// as inline SVG at the end of the layer they belong to.
+// as inline SVG: the forest of every metric under the conclusion, which
+// opens the page, the others at the end of the layer they belong to.
 //
 // Invariants: the page loads nothing: no script, no external style sheet,
 // image or font (the plots' fonts are embedded once, as data URLs, and a
@@ -44,7 +45,7 @@ func Write(w io.Writer, rep *compare.Report, o Options) error {
 	if err != nil {
 		return err
 	}
-	var svg1, svg2 []figure
+	var top, svg1, svg2 []figure
 	fonts := newFontSet()
 	for _, f := range figs {
 		svg, err := inlineSVG(f, fonts)
@@ -52,9 +53,12 @@ func Write(w io.Writer, rep *compare.Report, o Options) error {
 			return err
 		}
 		s := figure{svg: svg, wide: f.W > wideFigure}
-		if layer2Figure(f.Name) {
+		switch {
+		case f.Name == plots.ForestName:
+			top = append(top, s)
+		case layer2Figure(f.Name):
 			svg2 = append(svg2, s)
-		} else {
+		default:
 			svg1 = append(svg1, s)
 		}
 	}
@@ -62,6 +66,9 @@ func Write(w io.Writer, rep *compare.Report, o Options) error {
 	var b strings.Builder
 	writeHead(&b, fonts)
 	writeList(&b, "conclusion", "", present.Conclusion(rep))
+	for _, f := range top { // every metric at a glance, under the conclusion
+		b.WriteString("<figure class=\"wide forest\">\n" + f.svg + "</figure>\n")
+	}
 	b.WriteString("<section class=\"layer\">\n<h2>" + esc(h1) + "</h2>\n")
 	writeList(&b, "headline", "", present.Headline(rep))
 	if err := table.HTML(&b, t1); err != nil {

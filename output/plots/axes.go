@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 )
@@ -27,9 +28,16 @@ func positiveRange(vs []float64) (lo, hi float64) {
 	return lo, hi
 }
 
+// logNote ends the label of a logarithmic axis, so that a reader never
+// takes it for a linear one.
+const logNote = ", log scale"
+
 // setLog makes ax logarithmic from the decade at or below lo to a little
-// above hi, lo > 0.
+// above hi, lo > 0, and says so in its label.
 func setLog(ax *plot.Axis, lo, hi float64) {
+	if ax.Label.Text != "" && !strings.HasSuffix(ax.Label.Text, logNote) {
+		ax.Label.Text += logNote
+	}
 	ax.Scale = plot.LogScale{}
 	ax.Tick.Marker = logTicks{}
 	ax.Min = math.Pow(10, math.Floor(math.Log10(lo)+1e-9))

@@ -89,7 +89,7 @@ func cdfAxis(ax *plot.Axis, pooled []float64) (note string, floor float64) {
 	return "", 0
 }
 
-func cdf(s compare.LatencySample) (Figure, error) {
+func cdf(s compare.LatencySample, sides [2]string) (Figure, error) {
 	short, label, noun := latencyName(s.Name)
 	p := plot.New()
 	p.Title.Text = "CDF of " + short + ", pooled " + noun
@@ -113,7 +113,7 @@ func cdf(s compare.LatencySample) (Figure, error) {
 		name string
 		v    []float64
 		c    color.Color
-	}{{"A", s.A, colorA}, {"B", s.B, colorB}} {
+	}{{sides[0], s.A, colorA}, {sides[1], s.B, colorB}} {
 		if len(side.v) == 0 {
 			continue
 		}

@@ -14,9 +14,10 @@ import (
 
 // energyPerToken draws each run's GPU energy per output token (J), A and
 // B side by side: one point per run, the side's mean as a bar behind its
-// points. Only runs whose energy is complete are drawn, as only they
+// points, the legend naming the systems (sides, as present.SideLabels
+// gives them). Only runs whose energy is complete are drawn, as only they
 // enter the energy rows; ok is false when no run has a figure.
-func energyPerToken(e *compare.EnergyReport) (Figure, bool, error) {
+func energyPerToken(e *compare.EnergyReport, sides [2]string) (Figure, bool, error) {
 	p := plot.New()
 	p.Title.Text = "GPU energy per output token, per run"
 	p.Y.Label.Text = "energy per output token (J)"
@@ -53,7 +54,7 @@ func energyPerToken(e *compare.EnergyReport) (Figure, bool, error) {
 		}
 		s.GlyphStyle = draw.GlyphStyle{Color: side.c, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
 		p.Add(bar, s)
-		leg.Add(fmt.Sprintf("%s (%d runs; bar = mean %.4g J)", upper(side.name), len(pts), mean), s)
+		leg.Add(fmt.Sprintf("%s (%d runs; bar = mean %.4g J)", sides[i], len(pts), mean), s)
 	}
 	if len(all) == 0 {
 		return Figure{}, false, nil
@@ -81,11 +82,4 @@ func lighter(c color.Color) color.Color {
 	r, g, b, _ := c.RGBA()
 	mix := func(v uint32) uint8 { return uint8((v>>8 + 255) / 2) }
 	return color.RGBA{R: mix(r), G: mix(g), B: mix(b), A: 255}
-}
-
-func upper(side string) string {
-	if side == "a" {
-		return "A"
-	}
-	return "B"
 }

@@ -18,11 +18,11 @@
 package plots
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
-	"path/filepath"
 
 	"github.com/servecmp/servecmp/output/present"
 
@@ -65,9 +65,21 @@ var (
 	}
 )
 
-// Write draws every figure the report has data for into dir, with the
-// SLO lines of o, and returns the files written.
+// Write draws every figure the report has data for into dir (made when
+// missing), with the SLO lines of o, and returns the files written. The
+// names are resolved inside dir (atomicfile.Dir): a link planted in it
+// does not lead a figure out of it.
 func Write(dir string, r *compare.Report, o Options) ([]string, error) {
+	d, err := atomicfile.OpenDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return WriteDir(d, r, o)
+}
+
+// WriteDir is Write into an open directory.
+func WriteDir(d *atomicfile.Dir, r *compare.Report, o Options) ([]string, error) {
 	figs, err := Figures(r, o)
 	if err != nil {
 		return nil, err
@@ -75,49 +87,54 @@ func Write(dir string, r *compare.Report, o Options) ([]string, error) {
 	var files []string
 	for _, f := range figs {
 		for _, ext := range []string{"png", "svg"} {
-			path := filepath.Join(dir, f.Name+"."+ext)
-			if err := f.save(path, ext); err != nil {
-				return files, fmt.Errorf("%s: %w", path, err)
+			name := f.Name + "." + ext
+			if err := f.save(d, name, ext); err != nil {
+				return files, fmt.Errorf("%s: %w", d.Join(name), err)
 			}
-			files = append(files, path)
+			files = append(files, d.Join(name))
 		}
 	}
 	return files, nil
 }
 
 // Figures builds every figure the report has data for, in the order Write
-// saves them: latency CDFs, sweep curves, throughput against latency,
-// energy per output token, GPU regions.
+// saves them: the forest of every metric's relative difference, latency
+// CDFs, sweep curves, throughput against latency, energy per output
+// token, GPU regions. Legends name the systems (present.SideLabels).
 func Figures(r *compare.Report, o Options) ([]Figure, error) {
 	slo, err := present.ParseSLOLines(o.SLO)
 	if err != nil {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
+	sides := present.SideLabels(r)
 	var figs []Figure
+	if f, ok := forest(r, sides); ok {
+		figs = append(figs, f)
+	}
 	for _, s := range r.Latency {
 		if len(s.A)+len(s.B) == 0 {
 			continue
 		}
-		f, err := cdf(s)
+		f, err := cdf(s, sides)
 		if err != nil {
 			return nil, err
 		}
 		figs = append(figs, f)
 	}
 	if len(r.Sweeps) > 0 {
-		fs, err := sweeps(r.Sweeps)
+		fs, err := sweeps(r.Sweeps, sides, slo)
 		if err != nil {
 			return nil, err
 		}
 		figs = append(figs, fs...)
-		f, err := throughputLatency(r.Sweeps, slo)
+		f, err := throughputLatency(r.Sweeps, sides, slo)
 		if err != nil {
 			return nil, err
 		}
 		figs = append(figs, f)
 	}
 	if r.Energy != nil {
-		f, ok, err := energyPerToken(r.Energy)
+		f, ok, err := energyPerToken(r.Energy, sides)
 		if err != nil {
 			return nil, err
 		}
@@ -137,17 +154,29 @@ func Figures(r *compare.Report, o Options) ([]Figure, error) {
 	return figs, nil
 }
 
-// save writes the figure in format ext ("png" or "svg") to path.
-func (f Figure) save(path, ext string) error {
+// save writes the figure in format ext ("png" or "svg") as name in d.
+func (f Figure) save(d *atomicfile.Dir, name, ext string) error {
 	c, err := draw.NewFormattedCanvas(f.W, f.H, ext)
 	if err != nil {
 		return err
 	}
 	f.Draw(draw.New(c))
-	return atomicfile.WriteFunc(path, func(w io.Writer) error {
+	return d.WriteFunc(name, func(w io.Writer) error {
 		_, err := c.WriteTo(w)
 		return err
 	})
+}
+
+// PNG draws the figure as a PNG image.
+func (f Figure) PNG() ([]byte, error) {
+	c, err := draw.NewFormattedCanvas(f.W, f.H, "png")
+	if err != nil {
+		return nil, err
+	}
+	f.Draw(draw.New(c))
+	var b bytes.Buffer
+	_, err = c.WriteTo(&b)
+	return b.Bytes(), err
 }
 
 // Draw draws the panels and the legend strip on dc.

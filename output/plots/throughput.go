@@ -7,7 +7,6 @@ import (
 	"github.com/servecmp/servecmp/output/present"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -52,8 +51,8 @@ var sloColor = color.RGBA{R: 90, G: 90, B: 90, A: 255}
 // throughputLatency draws output throughput (total, and per user) against
 // TPOT and TTFT across each sweep, one line per curve and percentile,
 // every point labelled with its offered load, with the SLO thresholds.
-func throughputLatency(curves []compare.SweepCurve, slo []present.SLOLine) (Figure, error) {
-	styles := curveStyles(curves)
+func throughputLatency(curves []compare.SweepCurve, sides [2]string, slo []present.SLOLine) (Figure, error) {
+	styles := curveStyles(curves, sides)
 	f := Figure{Name: "throughput_latency", W: 11 * vg.Inch, H: 8 * vg.Inch, Legend: plot.NewLegend()}
 	for _, row := range tlRows {
 		var panels []*plot.Plot
@@ -110,15 +109,17 @@ func tlPanel(curves []compare.SweepCurve, styles []curveStyle, ylabel string, y 
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
 	p.Add(plotter.NewGrid())
 	var xs, ys []float64
+	labels := newLabelLayer()
 	for i, c := range curves {
 		for _, s := range series {
-			pts, labels := tlPoints(c, y, s.x)
+			pts, texts := tlPoints(c, y, s.x)
 			if len(pts) == 0 {
 				continue
 			}
-			if err := addSeries(p, pts, labels, styles[i], s); err != nil {
+			if err := addSeries(p, pts, styles[i], s); err != nil {
 				return nil, err
 			}
+			labels.add(pts, texts, styles[i].color)
 			for _, pt := range pts {
 				xs, ys = append(xs, pt.X), append(ys, pt.Y)
 			}
@@ -132,6 +133,7 @@ func tlPanel(curves []compare.SweepCurve, styles []curveStyle, ylabel string, y 
 	for _, s := range slo {
 		p.Add(sloLine(s.Ms, p.Y.Min, p.Y.Max))
 	}
+	p.Add(labels) // last: clear of every point and of each other
 	return p, nil
 }
 
@@ -151,8 +153,9 @@ func tlPoints(c compare.SweepCurve, y func(string, compare.SweepPoint) float64, 
 	return pts, labels
 }
 
-// addSeries draws one curve's points for one percentile, labelled.
-func addSeries(p *plot.Plot, pts plotter.XYs, labels []string, st curveStyle, s tlSeries) error {
+// addSeries draws one curve's points for one percentile (their labels
+// go to the panel's labelLayer).
+func addSeries(p *plot.Plot, pts plotter.XYs, st curveStyle, s tlSeries) error {
 	l, sc, err := plotter.NewLinePoints(pts)
 	if err != nil {
 		return err
@@ -162,15 +165,6 @@ func addSeries(p *plot.Plot, pts plotter.XYs, labels []string, st curveStyle, s 
 	if s.dashed {
 		l.Dashes = []vg.Length{vg.Points(1.5), vg.Points(2.5)}
 	}
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
-	if err != nil {
-		return err
-	}
-	for i := range lb.TextStyle {
-		lb.TextStyle[i].Color = st.color
-		lb.TextStyle[i].Font = font.From(lb.TextStyle[i].Font, vg.Points(8))
-	}
-	lb.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(3)}
-	p.Add(l, sc, lb)
+	p.Add(l, sc)
 	return nil
 }

@@ -31,8 +31,8 @@ func col(name, unit string) table.Column { return table.Column{Name: name, Unit:
 func ranksTable(r *classify.Report) []*table.Table {
 	var ts []*table.Table
 	ranks := &table.Table{Name: "ranks", Title: "Ranks", Columns: []table.Column{
-		col("rank", ""), col("source", ""), col("pid", table.Count), col("device", table.Count), {Name: "gpu", Max: 32}, col("host", ""),
-		col("tool_version", ""), col("window_start", table.NS), col("window_end", table.NS), col("window", table.NS), col("window_from", ""),
+		col("rank", ""), {Name: "source", Footnote: true}, {Name: "pid", Unit: table.Count, Drop: 4}, {Name: "device", Unit: table.Count, Drop: 5}, {Name: "gpu", Max: 32}, {Name: "host", Drop: 2},
+		{Name: "tool_version", Drop: 3}, col("window_start", table.NS), col("window_end", table.NS), col("window", table.NS), {Name: "window_from", Drop: 1},
 	}}
 	for _, s := range r.Ranks {
 		ranks.Add(s.Rank, s.Source, s.PID, int64(s.Device), s.GPU, s.Host, s.ToolVersion,
@@ -49,10 +49,10 @@ func ranksTable(r *classify.Report) []*table.Table {
 func timeTable(r *classify.Report) []*table.Table {
 	var ts []*table.Table
 	tm := &table.Table{Name: "time", Title: "Device time (kernels + memcpy + memset) inside the window", Columns: []table.Column{
-		col("rank", ""), col("work", table.Count), col("sum", table.NS), col("busy", table.NS), col("busy", table.Share),
-		col("sum_minus_busy", table.NS), col("kernels", table.Count), col("kernel_sum", table.NS), col("kernel_busy", table.NS),
-		col("multi_region_overlap", table.NS), col("comm_busy", table.NS), col("non_comm_busy", table.NS),
-	}, Notes: []string{"busy is the union of [start, end) over all streams; busy % is of the window"}}
+		col("rank", ""), col("device_work", table.Count), col("device_work_sum", table.NS), col("device_work_busy", table.NS), col("busy", table.Share),
+		{Name: "sum_minus_busy", Unit: table.NS, Drop: 4}, {Name: "kernels", Unit: table.Count, Drop: 6}, {Name: "kernel_sum", Unit: table.NS, Drop: 5}, col("kernel_busy", table.NS),
+		{Name: "multi_region_overlap", Unit: table.NS, Drop: 3}, {Name: "comm_busy", Unit: table.NS, Drop: 2}, {Name: "non_comm_busy", Unit: table.NS, Drop: 1},
+	}, Notes: []string{"device_work_busy is the union of [start, end) over all streams; busy % is of the window"}}
 	for _, s := range r.Ranks {
 		tm.Add(s.Rank, s.DeviceWork, s.DeviceWorkSumNs, s.DeviceWorkBusyNs, s.BusyShare, s.SumMinusBusyNs, s.Kernels,
 			s.KernelSumNs, s.KernelBusyNs, s.MultiRegionOverlapNs, s.CommBusyNs, s.NonCommBusyNs)
@@ -83,9 +83,9 @@ func perWorkTable(r *classify.Report) []*table.Table {
 	var ts []*table.Table
 	if anyRank(r, func(s *classify.RankSummary) bool { return s.Work != nil }) {
 		pw := &table.Table{Name: "per_work", Title: "Per completed work", Columns: []table.Column{
-			col("rank", ""), col("work_from", ""), col("requests", table.Count), col("output_tokens", table.Count),
-			col("region", ""), {Name: "sum", Unit: table.NSPerReq, Sig3: true}, {Name: "busy", Unit: table.NSPerReq, Sig3: true},
-			{Name: "sum", Unit: table.NSPerTok, Sig3: true}, {Name: "busy", Unit: table.NSPerTok, Sig3: true},
+			col("rank", ""), {Name: "work_from", Drop: 5}, {Name: "requests", Unit: table.Count, Drop: 4}, {Name: "output_tokens", Unit: table.Count, Drop: 4},
+			col("region", ""), {Name: "sum_per_request", Unit: table.NSPerReq, Sig3: true, Drop: 2}, {Name: "busy_per_request", Unit: table.NSPerReq, Sig3: true},
+			{Name: "sum_per_output_token", Unit: table.NSPerTok, Sig3: true, Drop: 1}, {Name: "busy_per_output_token", Unit: table.NSPerTok, Sig3: true},
 		}, Notes: slices.Clone(r.Notes)}
 		if anyRank(r, func(s *classify.RankSummary) bool { return s.Work != nil && s.Work.From == "iterations" }) {
 			pw.Notes = append([]string{"iteration counts: requests = Σ ctx_reqs, output tokens = Σ gen_tokens + Σ ctx_reqs (each prefill emits a first token)"}, pw.Notes...)
@@ -108,10 +108,10 @@ func perWorkTable(r *classify.Report) []*table.Table {
 func coverageTable(r *classify.Report) []*table.Table {
 	var ts []*table.Table
 	cov := &table.Table{Name: "coverage", Title: "Classification coverage (time share by method)", Columns: []table.Column{
-		col("rank", ""), col("mapped_time", table.Share), col("mapped_count", table.Share),
+		col("rank", ""), col("time", table.Share), col("count", table.Share),
 	}}
 	for m := classify.Method(0); m < classify.NumMethods; m++ {
-		cov.Columns = append(cov.Columns, col(m.String(), table.Share))
+		cov.Columns = append(cov.Columns, col(m.String()+"_time", table.Share)) // by_method[].time_share of the method
 	}
 	for _, s := range r.Ranks {
 		row := []any{s.Rank, s.Coverage.TimeShare, s.Coverage.CountShare}
@@ -145,7 +145,7 @@ func unmappedTable(r *classify.Report) []*table.Table {
 func shapesTable(r *classify.Report) []*table.Table {
 	var ts []*table.Table
 	sh := &table.Table{Name: "shapes", Title: "Launch shapes by region (share of the region's summed time)", Columns: []table.Column{
-		col("rank", ""), col("region", ""), col("grid", ""), col("block", ""), col("count", table.Count), col("sum", table.NS), col("region_time", table.Share),
+		col("rank", ""), col("region", ""), col("grid", ""), col("block", ""), col("count", table.Count), col("sum", table.NS), col("time", table.Share),
 	}}
 	for _, s := range r.Ranks {
 		for _, x := range s.Shapes {
@@ -163,12 +163,12 @@ func iterationTables(r *classify.Report) []*table.Table {
 	var ts []*table.Table
 	if anyRank(r, func(s *classify.RankSummary) bool { return s.Iterations != nil }) {
 		it := &table.Table{Name: "iterations", Title: "Iterations (prefill = carries context tokens; decode = decode only)", Columns: []table.Column{
-			col("rank", ""), col("iterations", table.Count), col("prefill_iters", table.Count), col("prefill_ctx_tokens", table.Count),
-			col("prefill_gen_tokens", table.Count), col("decode_iters", table.Count), col("decode_tokens", table.Count),
+			col("rank", ""), col("count", table.Count), col("prefill_iterations", table.Count), col("prefill_ctx_tokens", table.Count),
+			{Name: "prefill_gen_tokens", Unit: table.Count, Drop: 1}, col("decode_iterations", table.Count), col("decode_gen_tokens", table.Count),
 		}}
 		hist := &table.Table{Name: "iteration_tokens", Title: "Tokens per iteration (ctx + gen)", Columns: []table.Column{
-			col("rank", ""), col("tokens_from", table.Count), col("tokens_to", table.Count), col("iterations", table.Count),
-		}, Notes: []string{"buckets are [tokens_from, tokens_to)"}}
+			col("rank", ""), col("lo", table.Count), col("hi", table.Count), col("count", table.Count),
+		}, Notes: []string{"buckets are [lo, hi) tokens; count is the iterations in each"}}
 		for _, s := range r.Ranks {
 			x := s.Iterations
 			if x == nil {
@@ -215,7 +215,7 @@ func acrossRanksTable(r *classify.Report) []*table.Table {
 		for _, f := range []struct {
 			name string
 			sp   classify.Spread
-		}{{"busy", a.BusyNs}, {"comm_busy", a.CommBusyNs}, {"non_comm_busy", a.NonCommBusyNs}} {
+		}{{"device_work_busy_ns", a.BusyNs}, {"comm_busy_ns", a.CommBusyNs}, {"non_comm_busy_ns", a.NonCommBusyNs}} { // the JSON's names
 			ar.Add(f.name, f.sp.Min, f.sp.Mean, f.sp.Max, f.sp.MinRank, f.sp.MaxRank)
 		}
 		ts = append(ts, ar)

@@ -1,6 +1,7 @@
 package present
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -18,7 +19,13 @@ func WriteCheckText(w io.Writer, r *checkreport.Report) {
 		verdict = "FAILED"
 	}
 	fmt.Fprintf(w, "check %s: %d/%d requests match exactly (%d failed, %d mismatched)\n", verdict, s.ExactMatch, s.Requests, s.Failed, s.Mismatched)
-	fmt.Fprintf(w, "A: %s model %s (%s)\nB: %s model %s (%s)\n", r.A.URL, r.A.Model, r.A.Engine, r.B.URL, r.B.Model, r.B.Engine)
+	for i, e := range []checkreport.Endpoint{r.A, r.B} {
+		serves := ""
+		if len(e.ServedModels) > 0 {
+			serves = "; serves " + strings.Join(e.ServedModels, ", ")
+		}
+		fmt.Fprintf(w, "%s: %s model %s (%s%s)\n", "AB"[i:i+1], e.URL, cmp.Or(e.Model, "-"), e.Engine, serves)
+	}
 	fmt.Fprintf(w, "workload: %s sha256 %s, seed %d, temperature 0\n", r.Workload.Path, r.Workload.SHA256, r.Seed)
 	var ev []string
 	for _, k := range []checkreport.Evidence{checkreport.TokenIDs, checkreport.Logprobs, checkreport.Text} {

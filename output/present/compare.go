@@ -82,8 +82,12 @@ func num(name, unit string) table.Column {
 	return table.Column{Name: name, Unit: unit, Digits: 4}
 }
 
+// longText is a text column whose long values (a launch command line,
+// how the engine was detected) Text moves to footnotes.
+func longText(name string) table.Column { return table.Column{Name: name, Footnote: true} }
+
 func contractTable(rep *compare.Report) *table.Table {
-	t := &table.Table{Name: "contract", Title: "Resource contract and configuration", Columns: []table.Column{textCol("field"), textCol("a"), textCol("b")}, Key: 1}
+	t := &table.Table{Name: "contract", Title: "Resource contract and configuration", Columns: []table.Column{textCol("name"), longText("a"), longText("b")}, Key: 1}
 	for _, f := range rep.Contract {
 		t.Add(f.Name, orDash(f.A), orDash(f.B))
 	}
@@ -91,7 +95,7 @@ func contractTable(rep *compare.Report) *table.Table {
 }
 
 func differencesTable(rep *compare.Report) *table.Table {
-	t := &table.Table{Name: "differences", Title: "Differences between A and B", Columns: []table.Column{textCol("field"), textCol("a"), textCol("b"), textCol("status")}, Key: 1}
+	t := &table.Table{Name: "differences", Title: "Differences between A and B", Columns: []table.Column{textCol("field"), longText("a"), longText("b"), textCol("status")}, Key: 1}
 	for _, x := range rep.Differences {
 		st := "differs"
 		switch {
@@ -110,13 +114,14 @@ func differencesTable(rep *compare.Report) *table.Table {
 
 func metricsTable(rep *compare.Report) *table.Table {
 	p := num("p_value", table.Count)
-	p.Floor = 1e-4
+	p.Floor, p.Digits = 1e-4, 2 // more digits of a p-value are noise
+	p.Drop = 1                  // the last to go: the interval beside it says more
 	t := &table.Table{Name: "metrics", Title: "Serving metrics (delta = (B-A)/A; verdict a/b = that side is better, ~ = not distinguishable, " +
 		"needs more runs = too few runs for their spread; mdd = smallest detectable difference, % of A; n_a/n_b = runs)",
-		Columns: []table.Column{textCol("metric"), textCol("unit"), rowUnit(num("a", table.Count)), rowUnit(num("b", table.Count)), num("delta", "%"),
+		Columns: []table.Column{textCol("name"), textCol("unit"), rowUnit(num("a", table.Count)), rowUnit(num("b", table.Count)), num("delta", "%"),
 			textCol("verdict"), p, rowUnit(num("ci_low", table.Count)), rowUnit(num("ci_high", table.Count)),
-			textCol("method"), {Name: "n_a", Unit: table.Count}, {Name: "n_b", Unit: table.Count},
-			num("mdd", "%"), {Name: "runs_needed", Unit: table.Count}}, Key: 1}
+			{Name: "method", Drop: 5}, {Name: "n_a", Unit: table.Count, Drop: 4}, {Name: "n_b", Unit: table.Count, Drop: 4},
+			{Name: "mdd", Unit: "%", Digits: 4, Drop: 2}, {Name: "runs_needed", Unit: table.Count}}, Key: 1}
 	for _, x := range rep.Metrics {
 		var need any
 		if x.RunsNeeded > 0 {
@@ -132,7 +137,7 @@ func metricsTable(rep *compare.Report) *table.Table {
 }
 
 func countsTable(rep *compare.Report) *table.Table {
-	t := &table.Table{Name: "counts", Title: "Totals over all runs", Columns: []table.Column{textCol("figure"), num("a", table.Count), num("b", table.Count)}}
+	t := &table.Table{Name: "counts", Title: "Totals over all runs", Columns: []table.Column{textCol("name"), num("a", table.Count), num("b", table.Count)}}
 	for _, x := range rep.Counts {
 		t.Add(x.Name, x.A, x.B)
 	}
@@ -141,7 +146,7 @@ func countsTable(rep *compare.Report) *table.Table {
 
 func serverTable(rep *compare.Report) *table.Table {
 	t := &table.Table{Name: "server_metrics", Title: "Server-side metrics (scraped; gauges: in-window peak over runs and mean level; counters: largest and mean increase per run)",
-		Columns: []table.Column{textCol("metric"), textCol("unit"), textCol("kind"), rowUnit(num("peak_a", table.Count)), rowUnit(num("peak_b", table.Count)),
+		Columns: []table.Column{textCol("name"), textCol("unit"), textCol("kind"), rowUnit(num("peak_a", table.Count)), rowUnit(num("peak_b", table.Count)),
 			rowUnit(num("mean_a", table.Count)), rowUnit(num("mean_b", table.Count))}, Key: 1}
 	for _, m := range rep.Server {
 		t.Add(m.Name, m.Unit, m.Kind, orNil(m.PeakA), orNil(m.PeakB), orNil(m.MeanA), orNil(m.MeanB))
@@ -152,7 +157,7 @@ func serverTable(rep *compare.Report) *table.Table {
 func sweepTable(sc compare.SweepCurve) *table.Table {
 	t := &table.Table{Name: "sweep_" + sc.Side, Title: fmt.Sprintf("Sweep %s (%s, %s)", strings.ToUpper(sc.Side), sc.Kind, sc.Path),
 		Columns: []table.Column{num("offered", table.Count), num("request_throughput", "req/s"), num("output_throughput", "tok/s"),
-			num("ttft_ms_p50", "ms"), num("ttft_ms_p99", "ms"), num("tpot_ms_p50", "ms"), num("e2e_ms_p50", "ms"), num("e2e_ms_p99", "ms")}}
+			num("ttft_ms_p50", "ms"), num("ttft_ms_p99", "ms"), num("tpot_ms_p50", "ms"), num("e2e_ms_p50", "ms"), {Name: "e2e_ms_p99", Unit: "ms", Digits: 4, Drop: 1}}}
 	for _, p := range sc.Points {
 		t.Add(p.Offered, p.RequestThroughput, p.OutputThroughput, p.TTFTP50, p.TTFTP99, p.TPOTP50, p.E2EP50, p.E2EP99)
 	}
@@ -186,8 +191,8 @@ func gpuTables(g *compare.GPUTime) []*table.Table {
 func gpuRegionsTable(sd gpuSide) *table.Table {
 	t := &table.Table{Name: "regions_" + sd.name, Title: fmt.Sprintf("GPU time by region, %s (bottleneck rank %s)", strings.ToUpper(sd.name), sd.s.BottleneckRank),
 		Columns: []table.Column{textCol("rank"), textCol("gpu"), textCol("region"), {Name: "count", Unit: table.Count}, {Name: "busy", Unit: table.NS},
-			{Name: "summed", Unit: table.NS}, num("busy_share", table.Share), {Name: "busy_per_req", Unit: table.NSPerReq},
-			{Name: "busy_per_tok", Unit: table.NSPerTok}}}
+			{Name: "sum", Unit: table.NS}, num("busy_share", table.Share), {Name: "busy_per_request", Unit: table.NSPerReq, Drop: 1},
+			{Name: "busy_per_output_token", Unit: table.NSPerTok}}}
 	for _, rk := range sd.s.Ranks {
 		for _, rg := range rk.Regions {
 			t.Add(rk.Rank, rk.GPU, rg.Region, rg.Count, rg.BusyNs, rg.SumNs, rg.BusyShare, orNil(rg.BusyPerRequestNs), orNil(rg.BusyPerOutputTokenNs))
@@ -201,8 +206,8 @@ func gpuRegionsTable(sd gpuSide) *table.Table {
 func deltasTable(g *compare.GPUTime) *table.Table {
 	unit := map[string]string{"output_token": table.NSPerTok, "request": table.NSPerReq, "none": table.NS}[g.Basis]
 	t := &table.Table{Name: "region_deltas", Title: "Region deltas, bottleneck rank A vs bottleneck rank B (busy per " + g.Basis + ")",
-		Columns: []table.Column{textCol("region"), {Name: "a", Unit: unit}, {Name: "b", Unit: unit}, num("delta", "%"),
-			num("share_a", table.Share), num("share_b", table.Share)}}
+		Columns: []table.Column{textCol("region"), {Name: "busy_per_work_ns_a", Unit: unit}, {Name: "busy_per_work_ns_b", Unit: unit}, num("delta", "%"),
+			num("busy_share_a", table.Share), num("busy_share_b", table.Share)}}
 	for _, d := range g.Deltas {
 		t.Add(d.Region, orNil(d.PerWorkA), orNil(d.PerWorkB), orNil(d.DeltaPct), d.BusyShareA, d.BusyShareB)
 	}
@@ -217,11 +222,11 @@ func deltasTable(g *compare.GPUTime) *table.Table {
 func bottleneckTables(g *compare.GPUTime) []*table.Table {
 	sh := &table.Table{Name: "shapes", Title: "Top launch shapes per region (bottleneck ranks)",
 		Columns: []table.Column{textCol("side"), textCol("rank"), textCol("region"), textCol("grid"), textCol("block"), {Name: "count", Unit: table.Count},
-			{Name: "summed", Unit: table.NS}, num("region_share", table.Share)}}
+			{Name: "sum", Unit: table.NS}, num("time", table.Share)}}
 	it := &table.Table{Name: "iterations", Title: "Iteration mix and tokens per iteration (bottleneck ranks)",
 		Columns: []table.Column{textCol("side"), textCol("rank"), textCol("bucket"), {Name: "iterations", Unit: table.Count}}}
 	un := &table.Table{Name: "unmapped", Title: "Unmapped device work (top names, bottleneck ranks)",
-		Columns: []table.Column{textCol("side"), textCol("rank"), textCol("name"), {Name: "count", Unit: table.Count}, {Name: "summed", Unit: table.NS}, num("share", table.Share)}}
+		Columns: []table.Column{textCol("side"), textCol("rank"), textCol("name"), {Name: "count", Unit: table.Count}, {Name: "sum", Unit: table.NS}, num("time", table.Share)}}
 	for _, sd := range []gpuSide{{"A", g.A}, {"B", g.B}} {
 		b := sd.s.Bottleneck()
 		if b == nil {
@@ -372,32 +377,43 @@ const (
 
 // comparisonText is the plain-text reading of a comparison: the
 // conclusion first, then the two layers.
+//
+// Lines wrap at table.WrapWidth (a conclusion's continuation lines are
+// indented by two spaces) and tables keep within table.TextWidth.
 func comparisonText(w io.Writer, rep *compare.Report) error {
 	var b strings.Builder
-	writeList(&b, "", Conclusion(rep))
+	wrapList(&b, "", "  ", Conclusion(rep))
 	b.WriteString("\n== " + layer1Heading + " ==\n")
-	for _, l := range Headline(rep) {
-		b.WriteString(l + "\n")
-	}
+	wrapList(&b, "", "  ", Headline(rep))
 	b.WriteByte('\n')
 	ts := Comparison(rep)
 	n1 := layer1Count(rep)
 	if err := table.Text(&b, ts[:n1]); err != nil {
 		return err
 	}
-	writeList(&b, "note: ", rep.Notes)
-	writeList(&b, "warning: ", rep.Warnings)
+	wrapList(&b, "note: ", "      ", rep.Notes)
+	wrapList(&b, "warning: ", "         ", rep.Warnings)
 	if rep.GPU != nil {
 		b.WriteString("\n== " + layer2Heading + " ==\n")
 		if err := table.Text(&b, ts[n1:]); err != nil {
 			return err
 		}
 		b.WriteString("\nprofiling limitations:\n")
-		writeList(&b, "  - ", rep.GPU.Limitations)
-		b.WriteString(rep.GPU.Note + "\n")
+		wrapList(&b, "  - ", "    ", rep.GPU.Limitations)
+		wrapList(&b, "", "", []string{rep.GPU.Note})
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// wrapList writes each item wrapped at table.WrapWidth, its first line
+// after first, the others after rest.
+func wrapList(b *strings.Builder, first, rest string, items []string) {
+	for _, s := range items {
+		for _, l := range table.Wrap(s, table.WrapWidth, first, rest) {
+			b.WriteString(l + "\n")
+		}
+	}
 }
 
 // comparisonMarkdown is the Markdown reading of a comparison: the

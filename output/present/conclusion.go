@@ -199,6 +199,8 @@ func moreRunsLine(ms []compare.Metric) string {
 	s := "Needs more runs (no difference found, but too few runs for their spread): " + compare.KindList(ms)
 	if most > 0 {
 		s += fmt.Sprintf("; up to %d runs per side would tell (each row's reason says what they would detect, with what power)", most)
+	} else if slices.ContainsFunc(ms, func(m compare.Metric) bool { return m.NA < 2 || m.NB < 2 }) {
+		s += "; one run a side has no spread to size them: repeat the runs (3 or more a side)"
 	}
 	return s + "."
 }

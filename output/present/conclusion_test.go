@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/servecmp/servecmp/compare"
+	"github.com/servecmp/servecmp/output/table"
 )
 
 func f64(v float64) *float64 { return &v }
@@ -140,7 +141,8 @@ func TestReportsOpenWithConclusion(t *testing.T) {
 	rep := &compare.Report{Comparable: false, NotComparable: []string{"manifest.model"}}
 	rep.Conclusion = compare.Conclude(rep)
 	first := Conclusion(rep)[0]
-	for format, prefix := range map[string]string{"text": first + "\n", "markdown": "**" + first + "**\n"} {
+	wrapped := strings.Join(table.Wrap(first, table.WrapWidth, "", "  "), "\n") // text wraps its lines
+	for format, prefix := range map[string]string{"text": wrapped + "\n", "markdown": "**" + first + "**\n"} {
 		var b strings.Builder
 		if err := WriteComparison(&b, rep, format); err != nil {
 			t.Fatal(err)

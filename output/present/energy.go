@@ -15,9 +15,9 @@ import (
 // clock-limiting events).
 func energyTable(rep *compare.Report) *table.Table {
 	t := &table.Table{Name: "energy", Title: "GPU energy per run (measured window; energy rows compare the complete runs)",
-		Columns: []table.Column{textCol("side"), textCol("run"), num("joules", "J"), num("per_output_token_j", "J/tok"),
-			num("mean_power_w", "W"), num("tokens_per_s_per_gpu", "tok/s"), {Name: "gpus", Unit: table.Count}, textCol("gpu_type"),
-			textCol("source"), textCol("complete"), textCol("throttled")}}
+		Columns: []table.Column{textCol("side"), {Name: "path", Footnote: true}, num("joules", "J"), num("per_output_token_j", "J/tok"),
+			num("mean_power_w", "W"), num("tokens_per_s_per_gpu", "tok/s"), {Name: "gpus", Unit: table.Count}, {Name: "gpu_type", Drop: 2},
+			{Name: "source", Drop: 1}, textCol("complete"), textCol("throttled")}}
 	for _, run := range rep.Energy.Runs {
 		throttled := "no"
 		if run.Throttled {

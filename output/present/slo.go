@@ -14,11 +14,12 @@ import (
 // the capacity verdict as a note.
 func sloTable(s *compare.SLOReport) *table.Table {
 	t := &table.Table{Name: "capacity", Title: "Capacity under the SLO " + s.Objective + " (highest offered load whose sweep step met it)",
-		Columns: []table.Column{textCol("side"), textCol("status"), num("load", table.Count), num("request_throughput", "req/s"),
-			num("output_throughput", "tok/s"), num("goodput", "req/s"), num("failed_at", table.Count), textCol("sweep")}}
+		Columns: []table.Column{textCol("side"), {Name: "status", Footnote: true}, num("load", table.Count), {Name: "request_throughput", Unit: "req/s", Digits: 4, Drop: 2},
+			num("output_throughput", "tok/s"), num("goodput_rps", "req/s"), {Name: "failed_at", Unit: table.Count, Digits: 4, Drop: 1},
+			textCol("kind"), {Name: "path", Footnote: true}}}
 	for _, c := range s.Capacity {
 		t.Add(strings.ToUpper(c.Side), capacityStatus(c.CapacityResult), orNil(c.Load), orNil(c.RequestThroughput),
-			orNil(c.OutputThroughput), orNil(c.GoodputRPS), orNil(c.FailedAt), c.Kind+", "+c.Path)
+			orNil(c.OutputThroughput), orNil(c.GoodputRPS), orNil(c.FailedAt), c.Kind, c.Path)
 	}
 	if len(s.Capacity) == 0 {
 		t.Notes = append(t.Notes, "no sweep carries the SLO's outcome: capacity needs sweeps run with the same SLO")

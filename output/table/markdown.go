@@ -19,11 +19,11 @@ func Markdown(w io.Writer, ts []*Table) error {
 		if k > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString("### " + Escape(t.Title) + "\n\n")
+		b.WriteString("### " + mdText(t.Title) + "\n\n")
 		head := make([]string, len(t.Columns))
 		align := make([]string, len(t.Columns))
 		for j, c := range t.Columns {
-			head[j] = strings.ReplaceAll(Escape(mdHeader(c)), "|", "\\|")
+			head[j] = mdText(mdHeader(c))
 			align[j] = "---"
 			if c.Unit != "" {
 				align[j] = "---:"
@@ -37,36 +37,41 @@ func Markdown(w io.Writer, ts []*Table) error {
 				if j < len(row) {
 					v = row[j]
 				}
-				cells[j] = strings.ReplaceAll(Escape(mdCell(c.Unit, c.display(v))), "|", "\\|")
+				cells[j] = mdText(mdCell(c.Unit, c.display(v)))
 			}
 			b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 		}
 		for _, n := range t.Notes {
-			b.WriteString("\n_" + Escape(n) + "_\n")
+			b.WriteString("\n_" + mdText(n) + "_\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func mdHeader(c Column) string {
-	if nameHasUnit(c) && !scaled(c.Unit) {
-		return c.Name
+// mdText makes a text safe in a Markdown table: control characters
+// escaped (Escape), a pipe escaped so that it cannot split a cell, and a
+// "<" that could open an HTML tag or comment (<script, </, <!) escaped
+// with a backslash, so that a name from outside cannot inject HTML into a
+// page that renders the Markdown. "p99<=500" is left as it is.
+func mdText(s string) string {
+	s = strings.ReplaceAll(Escape(s), "|", "\\|")
+	if !strings.Contains(s, "<") {
+		return s
 	}
-	switch c.Unit {
-	case NS:
-		return c.Name + " (ms)"
-	case Share, "%":
-		return c.Name + " (%)"
-	case NSPerReq:
-		return c.Name + " (ms/req)"
-	case NSPerTok:
-		return c.Name + " (ms/tok)"
-	case "", Count:
-		return c.Name
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '<' && i+1 < len(s) && (isLetter(s[i+1]) || strings.IndexByte("/!?", s[i+1]) >= 0) {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
 	}
-	return c.Name + " (" + c.Unit + ")"
+	return b.String()
 }
+
+func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
+
+func mdHeader(c Column) string { return Header(c, true) }
 
 func mdCell(unit string, v any) string {
 	if v == nil {

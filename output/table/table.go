@@ -59,6 +59,14 @@ type Column struct {
 	// Floor, when > 0, makes Text and Markdown show float cells below it
 	// as "<Floor" (p-values below 0.0001 as "<0.0001").
 	Floor float64 `json:"-"`
+	// Footnote makes Text show a cell longer than footnoteOver runes as
+	// "[n]" and the whole value as footnote n under the table (a command
+	// line, a detection path); CSV and JSON keep it in place.
+	Footnote bool `json:"-"`
+	// Drop, when > 0, lets Text leave the column out of a table wider
+	// than TextWidth, highest Drop first, and say so under the table;
+	// every other encoder keeps it.
+	Drop int `json:"-"`
 	// RowUnit marks a column whose cells take their unit from the row's
 	// "unit" column (a metrics table mixing ms and tok/s rows); the long
 	// CSV writes that unit.
@@ -110,53 +118,165 @@ func (t *Table) Add(cells ...any) { t.Rows = append(t.Rows, cells) }
 type Encoder func(w io.Writer, ts []*Table) error
 
 // Text writes each table as aligned columns under its title, separated by a
-// blank line. Text columns are left-aligned, numbers right-aligned.
+// blank line. Text columns are left-aligned, numbers right-aligned. A
+// table is kept within TextWidth columns: long cells of Footnote columns
+// move below it as numbered footnotes, and Drop columns are left out
+// (named in a line under it) until its rows fit; titles, notes and
+// footnotes wrap at WrapWidth.
 func Text(w io.Writer, ts []*Table) error {
 	var b strings.Builder
 	for k, t := range ts {
 		if k > 0 {
 			b.WriteByte('\n')
 		}
-		if t.Title != "" {
-			b.WriteString(Escape(t.Title))
-			b.WriteByte('\n')
-		}
-		head := make([]string, len(t.Columns))
-		width := make([]int, len(t.Columns))
-		right := make([]bool, len(t.Columns))
-		for i, c := range t.Columns {
-			head[i] = Escape(textHeader(c))
-			width[i] = utf8.RuneCountInString(head[i])
-			right[i] = c.Unit != ""
-		}
-		cells := make([][]string, len(t.Rows))
-		for r, row := range t.Rows {
-			cells[r] = make([]string, len(t.Columns))
-			for i := range t.Columns {
-				var v any
-				if i < len(row) {
-					v = row[i]
-				}
-				s := Escape(textCell(t.Columns[i].Unit, t.Columns[i].display(v), t.Columns[i].Sig3))
-				if m := t.Columns[i].Max; m > 1 && utf8.RuneCountInString(s) > m {
-					s = string([]rune(s)[:m-1]) + "…"
-				}
-				cells[r][i] = s
-				width[i] = max(width[i], utf8.RuneCountInString(s))
-			}
-		}
-		writeRow(&b, head, width, right)
-		for _, row := range cells {
-			writeRow(&b, row, width, right)
-		}
-		for _, n := range t.Notes {
-			b.WriteString("note: ")
-			b.WriteString(Escape(n))
-			b.WriteByte('\n')
-		}
+		writeText(&b, t)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeText writes one table for Text.
+func writeText(b *strings.Builder, t *Table) {
+	if t.Title != "" {
+		writeWrapped(b, Escape(t.Title), "", "  ")
+	}
+	g, dropped := fitGrid(t)
+	writeRow(b, keep(g, g.head), keep(g, g.width), keep(g, g.right))
+	for _, row := range g.cells {
+		writeRow(b, keep(g, row), keep(g, g.width), keep(g, g.right))
+	}
+	for i, f := range g.notes {
+		writeWrapped(b, Escape(f), fmt.Sprintf("[%d] ", i+1), "    ")
+	}
+	if len(dropped) > 0 {
+		writeWrapped(b, "not shown here: "+strings.Join(dropped, ", ")+" (to keep the table within "+strconv.Itoa(TextWidth)+
+			" columns; --format json or csv, the CSV files and the workbook have them)", "", "  ")
+	}
+	for _, n := range t.Notes {
+		writeWrapped(b, Escape(n), "note: ", "      ")
+	}
+}
+
+// TextWidth is the most columns a Text table's rows take; WrapWidth is
+// where Text wraps titles, notes and footnotes (and WrapLines lines).
+const (
+	TextWidth = 120
+	WrapWidth = 100
+)
+
+// footnoteOver is the longest cell a Footnote column shows in place,
+// and footnoteTight the longest when the table is too wide otherwise.
+const (
+	footnoteOver  = 32
+	footnoteTight = 4 // "[12]"
+)
+
+// fitGrid formats t for Text within TextWidth: long Footnote cells
+// (over footnoteOver) to footnotes and Drop columns left out as needed;
+// when the rows still run wider, every Footnote cell longer than
+// footnoteTight goes to a footnote instead (a table of short result
+// paths). It returns the grid and the columns left out.
+func fitGrid(t *Table) (*grid, []string) {
+	g := textGrid(t, footnoteOver)
+	dropped := g.fit(t.Columns)
+	if g.rowWidth() <= TextWidth {
+		return g, dropped
+	}
+	tight := textGrid(t, footnoteTight)
+	if td := tight.fit(t.Columns); tight.rowWidth() < g.rowWidth() {
+		return tight, td
+	}
+	return g, dropped
+}
+
+// grid is a table's text cells, before columns are dropped.
+type grid struct {
+	head  []string
+	cells [][]string
+	width []int
+	right []bool
+	show  []bool
+	notes []string // footnotes, [1] first
+}
+
+// textGrid formats every cell of t for Text, moving cells of Footnote
+// columns longer than over runes to numbered footnotes.
+func textGrid(t *Table, over int) *grid {
+	n := len(t.Columns)
+	g := &grid{head: make([]string, n), width: make([]int, n), right: make([]bool, n), show: make([]bool, n)}
+	for i, c := range t.Columns {
+		g.head[i] = Escape(textHeader(c))
+		g.width[i] = utf8.RuneCountInString(g.head[i])
+		g.right[i], g.show[i] = c.Unit != "", true
+	}
+	for _, row := range t.Rows {
+		cells := make([]string, n)
+		for i, c := range t.Columns {
+			var v any
+			if i < len(row) {
+				v = row[i]
+			}
+			s := Escape(textCell(c.Unit, c.display(v), c.Sig3))
+			switch {
+			case c.Footnote && utf8.RuneCountInString(s) > over:
+				g.notes = append(g.notes, textHeader(t.Columns[0])+" "+plain(cell(row, 0))+", "+textHeader(c)+": "+s)
+				s = fmt.Sprintf("[%d]", len(g.notes))
+			case c.Max > 1 && utf8.RuneCountInString(s) > c.Max:
+				s = string([]rune(s)[:c.Max-1]) + "…"
+			}
+			cells[i] = s
+			g.width[i] = max(g.width[i], utf8.RuneCountInString(s))
+		}
+		g.cells = append(g.cells, cells)
+	}
+	return g
+}
+
+// fit leaves out Drop columns, highest Drop first, while the rows are
+// wider than TextWidth, and returns the names of those left out. Columns
+// of one Drop value go together (n_a never without n_b).
+func (g *grid) fit(cols []Column) []string {
+	var out []string
+	for g.rowWidth() > TextWidth {
+		at := -1
+		for i, c := range cols {
+			if g.show[i] && c.Drop > 0 && (at < 0 || c.Drop > cols[at].Drop) {
+				at = i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		for i, c := range cols {
+			if g.show[i] && c.Drop == cols[at].Drop {
+				g.show[i] = false
+				out = append(out, g.head[i])
+			}
+		}
+	}
+	return out
+}
+
+func (g *grid) rowWidth() int {
+	w, n := 0, 0
+	for i, s := range g.show {
+		if s {
+			w += g.width[i]
+			n++
+		}
+	}
+	return w + 2*max(n-1, 0)
+}
+
+// keep returns the shown entries of xs.
+func keep[T any](g *grid, xs []T) []T {
+	out := make([]T, 0, len(xs))
+	for i, x := range xs {
+		if g.show[i] {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func writeRow(b *strings.Builder, cells []string, width []int, right []bool) {
@@ -180,24 +300,7 @@ func writeRow(b *strings.Builder, cells []string, width []int, right []bool) {
 	b.WriteByte('\n')
 }
 
-func textHeader(c Column) string {
-	if nameHasUnit(c) && !scaled(c.Unit) {
-		return c.Name
-	}
-	switch c.Unit {
-	case NS:
-		return c.Name + " ms"
-	case Share:
-		return c.Name + " %"
-	case NSPerReq:
-		return c.Name + " ms/req"
-	case NSPerTok:
-		return c.Name + " ms/tok"
-	case "", Count:
-		return c.Name
-	}
-	return c.Name + " " + c.Unit
-}
+func textHeader(c Column) string { return Header(c, false) }
 
 // textCell formats v for Text; sig3 keeps three significant digits in
 // per-work cells below 0.1 ms (Column.Sig3).

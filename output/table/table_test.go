@@ -52,15 +52,15 @@ func TestCSV(t *testing.T) {
 	if err := CSV(&b, sample()); err != nil {
 		t.Fatal(err)
 	}
-	want := `table,row,key,column,unit,value
-regions,1,attention,count,,3
-regions,1,attention,busy_ns,ns,1500000
-regions,1,attention,share,share,0.25
-regions,2,ffn,count,,12
-regions,2,ffn,busy_ns,ns,250
-regions,2,ffn,share,share,
-w,1,0,per_req_ns_per_req,ns/req,
-w,2,abcdefgh,per_req_ns_per_req,ns/req,2500000
+	want := `table,row,key,column,unit,value,text
+regions,1,attention,count,,3,
+regions,1,attention,busy_ns,ns,1500000,
+regions,1,attention,share,share,0.25,
+regions,2,ffn,count,,12,
+regions,2,ffn,busy_ns,ns,250,
+regions,2,ffn,share,share,,
+w,1,0,per_req_ns_per_req,ns/req,,
+w,2,abcdefgh,per_req_ns_per_req,ns/req,2500000,
 `
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
@@ -100,8 +100,22 @@ func TestTidyCSV(t *testing.T) {
 	if len(paths) != 3 {
 		t.Errorf("wrote %v", paths)
 	}
-	if _, err := WriteCSVDir(filepath.Join(dir, "missing"), ts); err == nil {
-		t.Error("WriteCSVDir into a missing directory succeeded")
+	if _, err := WriteCSVDir(filepath.Join(paths[0], "under-a-file"), ts); err == nil {
+		t.Error("WriteCSVDir under a file succeeded")
+	}
+	// A name planted as a link out of the directory is replaced, never
+	// followed: the file it points to stays.
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("precious"), 0o644)
+	planted := t.TempDir()
+	if err := os.Symlink(victim, filepath.Join(planted, "regions.csv")); err != nil {
+		t.Skip(err)
+	}
+	if _, err := WriteCSVDir(planted, ts); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Errorf("--csv-dir followed a planted link: victim %q", b)
 	}
 }
 
@@ -114,7 +128,10 @@ func TestHeaders(t *testing.T) {
 	}{
 		{Column{Name: "ttft_ms_p50", Unit: "ms"}, "ttft_ms_p50", "ttft_ms_p50", "ttft_ms_p50"},
 		{Column{Name: "busy", Unit: NS}, "busy ms", "busy (ms)", "busy_ns"},
-		{Column{Name: "busy_share", Unit: Share}, "busy_share %", "busy_share (%)", "busy_share"},
+		{Column{Name: "busy_share", Unit: Share}, "busy %", "busy (%)", "busy_share"},
+		{Column{Name: "share", Unit: Share}, "share %", "share (%)", "share"},
+		{Column{Name: "busy_per_output_token", Unit: NSPerTok}, "busy_per_output_token ms", "busy_per_output_token (ms)", "busy_per_output_token_ns"},
+		{Column{Name: "busy_per_work_ns_a", Unit: NSPerTok}, "busy_per_work_a ms", "busy_per_work_a (ms)", "busy_per_work_ns_a"},
 		{Column{Name: "delta", Unit: "%"}, "delta %", "delta (%)", "delta_pct"},
 		{Column{Name: "output_throughput", Unit: "tok/s"}, "output_throughput tok/s", "output_throughput (tok/s)", "output_throughput"},
 		{Column{Name: "sum", Unit: NSPerTok}, "sum ms/tok", "sum (ms/tok)", "sum_ns_per_token"},
@@ -130,7 +147,24 @@ func TestHeaders(t *testing.T) {
 		if got := CSVHeader(tc.c); got != tc.csv {
 			t.Errorf("CSVHeader(%v) = %q, want %q", tc.c, got, tc.csv)
 		}
+		// One name: the text head's name is the CSV (and JSON) name less
+		// the part that spells its unit.
+		if tb, cb := strings.Fields(textHeader(tc.c))[0], withoutUnit(CSVHeader(tc.c)); tb != cb && tb != CSVHeader(tc.c) {
+			t.Errorf("%v: text names it %q, CSV %q", tc.c, tb, CSVHeader(tc.c))
+		}
 	}
+}
+
+// withoutUnit drops the parts of a CSV name that spell a unit.
+func withoutUnit(name string) string {
+	name = strings.TrimSuffix(strings.TrimSuffix(name, "_ns_per_token"), "_ns_per_req")
+	var out []string
+	for i, p := range strings.Split(name, "_") {
+		if i == 0 || (p != "ns" && p != "pct" && p != "share" && p != "s") {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "_")
 }
 
 func TestJSON(t *testing.T) {

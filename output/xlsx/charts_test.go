@@ -205,8 +205,8 @@ func TestLatencyChartsByScale(t *testing.T) {
 func TestPValuesScientific(t *testing.T) {
 	_, f := writeFixture(t)
 	for _, s := range []string{"Latency", "Throughput"} {
-		if h, _ := f.GetCellValue(s, "G1"); h != "p value" {
-			t.Fatalf("%s!G1 = %q, want p value", s, h)
+		if h, _ := f.GetCellValue(s, "G1"); h != "p_value" {
+			t.Fatalf("%s!G1 = %q, want p_value", s, h)
 		}
 		id, err := f.GetCellStyle(s, "G2")
 		if err != nil {

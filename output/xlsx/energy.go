@@ -14,8 +14,9 @@ import (
 // as one line per run in the side's colour (B's runs dashed).
 func (b *book) energy(r *compare.Report) error {
 	const s = "Energy"
-	if err := b.header(s, "side", "run", "energy (J)", "energy per output token (J)", "mean power (W)", "output tok/s per GPU",
-		"GPUs", "GPU type", "source", "complete", "throttled"); err != nil {
+	// The names of report.json's energy.runs (and each run's energy).
+	if err := b.header(s, "side", "path", "joules", "per_output_token_j", "mean_power_w", "tokens_per_s_per_gpu",
+		"gpus", "gpu_type", "source", "complete", "throttled"); err != nil {
 		return err
 	}
 	if r.Energy == nil {

@@ -25,8 +25,8 @@ const (
 
 func (b *book) sweep(r *compare.Report) error {
 	const s = "Sweep"
-	if err := b.header(s, "side", "file", "kind", "offered", "request_throughput (req/s)", "output_throughput (tok/s)",
-		"ttft_ms_p50", "ttft_ms_p99", "tpot_ms_p50", "e2e_ms_p50", "e2e_ms_p99", "saturation at", "curve"); err != nil {
+	if err := b.header(s, "side", "path", "kind", "offered", "request_throughput (req/s)", "output_throughput (tok/s)",
+		"ttft_ms_p50", "ttft_ms_p99", "tpot_ms_p50", "e2e_ms_p50", "e2e_ms_p99", "saturation_at", "curve"); err != nil {
 		return err
 	}
 	n := 2

@@ -23,6 +23,7 @@ import (
 
 	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/output/plots"
 	"github.com/servecmp/servecmp/output/present"
 )
 
@@ -68,6 +69,18 @@ func WriteFile(path string, r *compare.Report, o Options) error {
 	})
 }
 
+// Write writes the workbook of r to w (an output opened by the caller:
+// a file of a run's directory).
+func Write(w io.Writer, r *compare.Report, o Options) error {
+	f, err := BuildWith(r, o)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = f.WriteTo(w)
+	return err
+}
+
 // BuildWith is Build with options.
 func BuildWith(r *compare.Report, o Options) (*excelize.File, error) {
 	slo, err := present.ParseSLOLines(o.SLO)
@@ -108,8 +121,31 @@ func BuildWith(r *compare.Report, o Options) (*excelize.File, error) {
 			return nil, fmt.Errorf("chart %q on sheet %s: %w", chartTitle(c.chart), c.sheet, err)
 		}
 	}
+	if err := b.forest(r); err != nil {
+		return nil, err
+	}
 	f.SetActiveSheet(0)
 	return f, nil
+}
+
+// ForestCell is where the forest of every metric's relative difference
+// (plots.Forest) opens the Summary sheet, right of its text.
+const ForestCell = "F1"
+
+// forest puts the forest figure on the Summary sheet as a picture: the
+// metrics at a glance, B/A with its interval; a report without metrics
+// has none.
+func (b *book) forest(r *compare.Report) error {
+	fig, ok := plots.Forest(r)
+	if !ok {
+		return nil
+	}
+	png, err := fig.PNG()
+	if err != nil {
+		return fmt.Errorf("forest: %w", err)
+	}
+	return b.f.AddPictureFromBytes("Summary", ForestCell, &excelize.Picture{Extension: ".png", File: png,
+		Format: &excelize.GraphicOptions{AltText: "Every metric: B relative to A with its interval (forest plot)", ScaleX: 0.6, ScaleY: 0.6}})
 }
 
 // Number formats of the cells, by what they hold.
@@ -281,7 +317,7 @@ func (b *book) summary(r *compare.Report) error {
 }
 
 func (b *book) metrics(sheet string, ms []compare.Metric) (int, error) {
-	if err := b.header(sheet, "metric", "unit", "A", "B", "delta %", "verdict", "p value", "CI low (B-A)", "CI high (B-A)", "method", "n A", "n B", "sd A", "sd B", "note"); err != nil {
+	if err := b.header(sheet, "name", "unit", "a", "b", "delta (%)", "verdict", "p_value", "ci_low", "ci_high", "method", "n_a", "n_b", "sd_a", "sd_b", "note"); err != nil {
 		return 0, err
 	}
 	n := 2
@@ -442,11 +478,11 @@ func (b *book) regions(r *compare.Report) error {
 	// stacked column chart shows every rank of both engines side by side.
 	cols := []string{"side", "rank", "gpu"}
 	for _, rg := range regionOrder {
-		cols = append(cols, rg+" busy (ms)")
+		cols = append(cols, rg+"_busy (ms)")
 	}
-	cols = append(cols, "device busy (ms)", "summed (ms)", "window (ms)", "coverage", "bottleneck")
+	cols = append(cols, "device_work_busy (ms)", "device_work_sum (ms)", "window (ms)", "coverage_time (%)", "bottleneck")
 	for _, rg := range regionOrder {
-		cols = append(cols, rg+" busy/token (ms)")
+		cols = append(cols, rg+"_busy_per_output_token (ms)")
 	}
 	if err := b.header(s, cols...); err != nil {
 		return err
@@ -517,7 +553,7 @@ func (b *book) regions(r *compare.Report) error {
 
 func (b *book) shapes(r *compare.Report) error {
 	const s = "Shapes"
-	if err := b.header(s, "side", "rank", "region", "grid", "block", "launches", "summed (ms)", "share of region"); err != nil {
+	if err := b.header(s, "side", "rank", "region", "grid", "block", "count", "sum (ms)", "time (%)"); err != nil {
 		return err
 	}
 	if r.GPU == nil {
@@ -546,7 +582,7 @@ func (b *book) shapes(r *compare.Report) error {
 
 func (b *book) unmapped(r *compare.Report) error {
 	const s = "Unmapped"
-	if err := b.header(s, "side", "rank", "name", "count", "summed (ms)", "share of device time"); err != nil {
+	if err := b.header(s, "side", "rank", "name", "count", "sum (ms)", "time (%)"); err != nil {
 		return err
 	}
 	if r.GPU == nil {
@@ -574,7 +610,7 @@ func (b *book) unmapped(r *compare.Report) error {
 
 func (b *book) contract(r *compare.Report) error {
 	const s = "Contract"
-	if err := b.header(s, "field", "A", "B", "differs"); err != nil {
+	if err := b.header(s, "name", "a", "b", "differs"); err != nil {
 		return err
 	}
 	n := 2
@@ -589,7 +625,7 @@ func (b *book) contract(r *compare.Report) error {
 
 func (b *book) requests(r *compare.Report) error {
 	const s = "Requests"
-	if err := b.header(s, "side", "file", "id", "step", "ok", "error class", "ttft_ms", "e2e_ms", "prompt tokens", "completion tokens", "finish reason"); err != nil {
+	if err := b.header(s, "side", "path", "id", "step", "ok", "error_class", "ttft_ms", "e2e_ms", "prompt_tokens", "completion_tokens", "finish_reason"); err != nil {
 		return err
 	}
 	n := 2

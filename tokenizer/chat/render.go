@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/servecmp/servecmp/internal/budget"
 )
 
 // Message is one chat turn.
@@ -44,8 +46,9 @@ type macro struct {
 // errRaised marks raise_exception.
 var errRaised = errors.New("template raised an exception")
 
-// errBudget marks a rendering stopped by the budget.
-var errBudget = errors.New("chat template exceeds its budget")
+// errBudget marks a rendering stopped by the budget (internal/budget, the
+// one budget for untrusted computation).
+var errBudget = budget.ErrExceeded
 
 // Render produces the prompt text for msgs.
 func (t *Template) Render(msgs []Message, opt Options) (string, error) {
@@ -87,7 +90,8 @@ func (t *Template) render(ctx context.Context, vars map[string]any, now time.Tim
 		}
 		global[k] = v
 	}
-	r := &renderer{name: t.name, scopes: []map[string]any{global}, ctx: ctx, now: now, out: &strings.Builder{}}
+	b := budget.New(ctx, "rendering", budget.Limits{Steps: maxSteps, Depth: maxDepth, Bytes: maxOutput})
+	r := &renderer{name: t.name, scopes: []map[string]any{global}, b: b, now: now, out: &strings.Builder{}}
 	defer func() {
 		if p := recover(); p != nil { // a defect here must not end the process
 			out, err = "", fmt.Errorf("chat template %s: internal error: %v", t.name, p)
@@ -104,39 +108,36 @@ func (t *Template) render(ctx context.Context, vars map[string]any, now time.Tim
 }
 
 type renderer struct {
-	name    string
-	scopes  []map[string]any
-	out     *strings.Builder
-	written int // bytes written to every capture
-	steps   int
-	depth   int
-	ctx     context.Context
-	now     time.Time
-	caller  []*callNode
+	name   string
+	scopes []map[string]any
+	out    *strings.Builder
+	b      *budget.Budget // steps, nesting depth, bytes written to every capture; the context
+	now    time.Time
+	caller []*callNode
 }
 
 func (r *renderer) errorf(line int, format string, args ...any) error {
 	return fmt.Errorf("chat template %s:%d: %s", r.name, line, fmt.Sprintf(format, args...))
 }
 
-// step counts one unit of work and checks the budget and ctx.
+// step counts one unit of work and checks the budget and, every
+// budget.CheckEvery steps, the context.
 func (r *renderer) step(line int) error {
-	r.steps++
-	if r.steps > maxSteps {
-		return fmt.Errorf("chat template %s:%d: %w: more than %d steps", r.name, line, errBudget, maxSteps)
-	}
-	if r.steps&1023 == 0 {
-		if err := r.ctx.Err(); err != nil {
-			return fmt.Errorf("chat template %s: %w", r.name, err)
-		}
+	if err := r.b.Step(); err != nil {
+		return r.budgetErr(line, err)
 	}
 	return nil
 }
 
+// budgetErr names the template and line of a budget's error (a limit
+// passed, or the context ended).
+func (r *renderer) budgetErr(line int, err error) error {
+	return fmt.Errorf("chat template %s:%d: %w", r.name, line, err)
+}
+
 func (r *renderer) write(s string, line int) error {
-	r.written += len(s)
-	if r.written > maxOutput {
-		return fmt.Errorf("chat template %s:%d: %w: more than %d bytes of output", r.name, line, errBudget, maxOutput)
+	if err := r.b.Grow(int64(len(s))); err != nil {
+		return r.budgetErr(line, err)
 	}
 	r.out.WriteString(s)
 	return nil

@@ -37,6 +37,9 @@ var floors = map[string]floor{
 	"internal/redact":     f0Foundations,
 	"internal/interrupt":  f0Foundations,
 	"internal/sqliteuri":  f0Foundations,
+	"internal/httppolicy": f0Foundations,
+	"internal/budget":     f0Foundations,
+	"internal/proctree":   f0Foundations,
 
 	"event":              f1Models,
 	"rules":              f1Models,

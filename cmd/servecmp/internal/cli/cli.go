@@ -3,14 +3,16 @@
 // for a comparison that is not comparable and 4 for a run with too many
 // failed requests (the outcomes output/emit marks). Errors are printed on
 // one line on stderr, prefixed with the program name; a usage error adds
-// a hint to run --help.
+// a hint to run the failing command's --help (an unknown flag first gets
+// the command's nearest flags: "did you mean --concurrency?").
 //
 // An error is a usage error when it is a *UsageError or a
 // *client.SetupError (a choice found missing before a run's load), when
-// cobra rejected the flags or positional arguments, or when cobra
-// returned it before any command ran (an unknown command, a required
-// flag not set). Any other error returned by a command's RunE is a
-// failure of the work.
+// cobra rejected the flags or positional arguments, when cobra returned
+// it before any command ran (an unknown command, a required flag not
+// set), or when an output path was refused before any work
+// (atomicfile.BadOutput). Any other error returned by a command's RunE
+// is a failure of the work.
 package cli
 
 import (
@@ -24,7 +26,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/benchmark/client"
-
+	"github.com/servecmp/servecmp/internal/atomicfile"
 	"github.com/servecmp/servecmp/internal/redact"
 	"github.com/servecmp/servecmp/output/emit"
 	"github.com/servecmp/servecmp/output/table"
@@ -62,19 +64,24 @@ func (e *runError) Unwrap() error { return e.err }
 
 // Run executes root with args, its output and errors going to stdout and
 // stderr, and returns the exit code. Errors are printed as
-// "NAME: message", NAME being root's name.
+// "NAME: message", NAME being root's name; a usage error is followed by
+// the line "Run 'COMMAND --help' for usage." naming the command that
+// refused the invocation.
 func Run(ctx context.Context, root *cobra.Command, args []string, stdout, stderr io.Writer) int {
 	typeErrors(root)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", root.Name(), table.Escape(redact.Text(OneLine(err))))
 	if isUsage(err) {
-		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", root.Name())
+		if cmd == nil {
+			cmd = root
+		}
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return ExitUsage
 	}
 	return exitCode(err)
@@ -101,14 +108,15 @@ func isUsage(err error) bool {
 	var ue *UsageError
 	var se *client.SetupError
 	var re *runError
-	return errors.As(err, &ue) || errors.As(err, &se) || !errors.As(err, &re)
+	var bo *atomicfile.BadOutput
+	return errors.As(err, &ue) || errors.As(err, &se) || errors.As(err, &bo) || !errors.As(err, &re)
 }
 
 // typeErrors types the errors of c and its subcommands: flag parse
 // errors and positional-argument errors become usage errors, and errors
 // returned by RunE are marked as the command's own.
 func typeErrors(c *cobra.Command) {
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{err} })
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &UsageError{suggestFlag(c, err)} })
 	if check := c.Args; check != nil {
 		c.Args = func(c *cobra.Command, args []string) error {
 			if err := check(c, args); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/servecmp/servecmp/benchmark/client"
+	"github.com/servecmp/servecmp/internal/atomicfile"
 )
 
 func TestOneLine(t *testing.T) {
@@ -42,6 +43,8 @@ func tree() *cobra.Command {
 			return errors.New("it failed\nbadly")
 		case "usage":
 			return Usagef("--n %d: too many", n)
+		case "badout":
+			return fmt.Errorf("wrapped: %w", &atomicfile.BadOutput{Err: errors.New("--out d: is a directory")})
 		case "setup":
 			return fmt.Errorf("step run-b-1: engine b: %w", &client.SetupError{Msg: "the server serves 2 models (m1, m2) and none was chosen: name one with --model"})
 		}
@@ -60,7 +63,10 @@ func TestRunExitCodes(t *testing.T) {
 	}{
 		{[]string{"do", "x"}, ExitOK, ""},
 		{[]string{"do", "fail"}, ExitFailure, "prog: it failed; badly\n"},
-		{[]string{"do", "usage", "--n", "3"}, ExitUsage, "prog: --n 3: too many\nRun 'prog --help' for usage.\n"},
+		{[]string{"do", "usage", "--n", "3"}, ExitUsage, "prog: --n 3: too many\nRun 'prog do --help' for usage.\n"},
+		{[]string{"do", "x", "--nn", "3"}, ExitUsage, "prog: unknown flag: --nn (did you mean --n?)\nRun 'prog do --help' for usage.\n"},
+		{[]string{"do", "x", "--zzzzzz", "3"}, ExitUsage, "prog: unknown flag: --zzzzzz\nRun 'prog do --help' for usage.\n"},
+		{[]string{"do", "badout"}, ExitUsage, "prog: wrapped: --out d: is a directory\nRun 'prog do --help' for usage.\n"},
 		{[]string{"do"}, ExitUsage, "arg"},
 		{[]string{"do", "setup"}, ExitUsage, "prog: step run-b-1: engine b: the server serves 2 models (m1, m2) and none was chosen: name one with --model\n"},
 		{[]string{"do", "x", "--n", "x"}, ExitUsage, "--n"},

@@ -11,12 +11,14 @@ import (
 	"time"
 
 	"github.com/servecmp/servecmp/benchmark"
+	"github.com/servecmp/servecmp/benchmark/client"
 	"github.com/servecmp/servecmp/benchmark/engine"
 	"github.com/servecmp/servecmp/benchmark/gputelemetry"
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
 	"github.com/servecmp/servecmp/internal/atomicfile"
+	"github.com/servecmp/servecmp/internal/infile"
 	"github.com/servecmp/servecmp/tokenizer"
 )
 
@@ -98,6 +100,7 @@ func (b *Bench) check() error {
 // flags is a usage error; a file that cannot be read is an error naming
 // the file.
 func (b *Bench) Config() (benchmark.Config, error) {
+	b.URL = client.TrimV1(b.URL)
 	cfg := benchmark.Config{URL: b.URL, Engine: b.Engine, Model: b.Model, SaturationThreshold: b.SaturationThreshold}
 	if err := b.check(); err != nil {
 		return cfg, err
@@ -257,13 +260,19 @@ func parseList(name, s string, whole bool) ([]float64, error) {
 	return out, nil
 }
 
+// MaxKeyFile bounds an API key file (bytes): a key is far shorter.
+const MaxKeyFile = 64 << 10
+
 // ReadAPIKey returns the API key: the trimmed content of file, or
-// $OPENAI_API_KEY when file is "". An empty file is an error.
+// $OPENAI_API_KEY when file is "". The file is read through the one
+// opener of inputs (infile): a named pipe or a device (/dev/zero) is
+// refused without blocking, and a file over MaxKeyFile bytes is refused.
+// An empty file is an error.
 func ReadAPIKey(file string) (string, error) {
 	if file == "" {
 		return strings.TrimSpace(os.Getenv("OPENAI_API_KEY")), nil
 	}
-	b, err := os.ReadFile(file)
+	b, err := infile.ReadFileLimit(file, MaxKeyFile)
 	if err != nil {
 		return "", fmt.Errorf("API key file: %w", err)
 	}

@@ -1,6 +1,7 @@
 package flagopts
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/servecmp/servecmp/benchmark/result"
 	"github.com/servecmp/servecmp/benchmark/workload"
 	"github.com/servecmp/servecmp/cmd/servecmp/internal/cli"
+	"github.com/servecmp/servecmp/internal/infile"
 )
 
 // optionsWorkload writes a workload of n requests, each with an arrival
@@ -121,5 +123,25 @@ func TestReadAPIKey(t *testing.T) {
 		if got != tc.want || (err != nil) != (tc.want == "") {
 			t.Errorf("ReadAPIKey(%q) = %q, %v; want %q", tc.file, got, err, tc.want)
 		}
+	}
+}
+
+// TestReadAPIKeyBounded: a key file is read through the one opener of
+// inputs with a size cap: a file over MaxKeyFile is refused, naming it.
+func TestReadAPIKeyBounded(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("k"), MaxKeyFile+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadAPIKey(big); err == nil || !strings.Contains(err.Error(), big) || !errors.Is(err, infile.ErrTooLarge) {
+		t.Fatalf("big key file: %v", err)
+	}
+	ok := filepath.Join(dir, "ok")
+	if err := os.WriteFile(ok, []byte(" sk-abc \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := ReadAPIKey(ok); err != nil || k != "sk-abc" {
+		t.Fatalf("key %q, %v", k, err)
 	}
 }

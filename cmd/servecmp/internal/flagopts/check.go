@@ -31,6 +31,7 @@ func (j *CheckJob) Validate() error {
 	if j.A.URL == "" || j.B.URL == "" || j.Workload == "" {
 		return cli.Usagef("need --a URL, --b URL and --workload FILE")
 	}
+	j.A.URL, j.B.URL = client.TrimV1(j.A.URL), client.TrimV1(j.B.URL)
 	for _, u := range []string{j.A.URL, j.B.URL} {
 		if err := client.ValidateBaseURL(u); err != nil {
 			return &cli.UsageError{Err: err}

@@ -72,7 +72,7 @@ func (o *Output) Validate(inputs ...string) error {
 // as prompt and templateFile ask (TextPromptsFor). The workload goes to
 // o.Path, the summary line to stdout (log when the workload is stdout).
 func (o *Output) Random(ctx context.Context, stdout, log io.Writer, spec workload.RandomSpec, prompt, templateFile string) error {
-	if err := o.Validate(); err != nil {
+	if err := o.Validate(o.Tokenizer, templateFile); err != nil {
 		return err
 	}
 	spec.FixedLength, spec.Sampling, spec.RequestSeeds = o.FixedLength, o.Sampling(), o.RequestSeeds
@@ -131,7 +131,7 @@ func (o *Output) ImportDataset(stdout, log io.Writer, path string, opts workload
 func (o *Output) importFile(stdout, log io.Writer, path string, opts *workload.ImportOptions, bad error,
 	read func() ([]workload.Request, workload.ImportStats, error), after func(workload.ImportStats)) error {
 	opts.FixedLength, opts.Sampling, opts.RequestSeeds = o.FixedLength, o.Sampling(), o.RequestSeeds
-	if err := o.Validate(path); err != nil {
+	if err := o.Validate(path, o.Tokenizer); err != nil {
 		return err
 	}
 	if bad != nil {
