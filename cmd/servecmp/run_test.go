@@ -232,7 +232,7 @@ slo: {ttft_ms: "p99<=500", e2e_ms: "<=2000"}
 	co.Reset()
 	ce.Reset()
 	if code := run(context.Background(), []string{"compare", "--a", filepath.Join(out, "run-a-*"), "--b", filepath.Join(out, "run-b-*"),
-		"--intentional", "engine"}, &co, &ce); code != 0 || ce.Len() != 0 || !strings.Contains(co.String(), "runs: A 3, B 3, interleaved in pairs") ||
+		"--intentional", "engine"}, &co, &ce); code != 0 || ce.Len() != 0 || !strings.Contains(co.String(), "runs: A 3, B 3, interleaved") ||
 		strings.Contains(co.String(), "latency rows compare per-run summary values") {
 		t.Errorf("compare --a 'out/run-a-*' --b 'out/run-b-*': exit %d\n%s%s", code, ce.String(), co.String())
 	}
