@@ -18,7 +18,7 @@ TAGS := -tags libsqlite3
 endif
 DRIVER := github.com/mattn/go-sqlite3
 
-.PHONY: build test bench demo demo-llamacpp demo-ollama check fmt vet tidy-check layering race clean
+.PHONY: build test bench calibrate demo demo-llamacpp demo-ollama check fmt vet tidy-check layering race clean
 
 # sqlite-note says, before a build that will compile the driver (with the
 # build flags $(1)), that it takes a while and why.
@@ -47,6 +47,14 @@ bench: build
 	$(GO) test -run '^$$' -bench '^BenchmarkSplitScannerVsRegex$$' -benchtime 30x -count 5 ./tokenizer
 	@echo "workload trace: a 12,000-request trace of the Mooncake conversation trace's shape, token ids (goal: < 10 s, bounded memory)"
 	$(GO) test -run '^$$' -bench '^BenchmarkTrace12k$$' -benchtime 1x ./benchmark/workload
+
+# calibrate: the thorough check of compare's verdicts by simulation (A/A
+# and A/B comparisons through written result and records files and the
+# real compare; internal/testkit/calibrate): false claims of the headline and of
+# each row, interval coverage, power and "needs more runs". Tens of
+# minutes; the fast check is internal/testkit/calibrate's test.
+calibrate:
+	$(GO) run ./internal/cmd/calibrate -n 400
 
 # demo: the whole method from one file (servecmp run), then layer 2 from
 # two bundled nsys-like profiles (scripts/demo.sh: serve-sim's own traces

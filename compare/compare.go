@@ -67,8 +67,11 @@ type Input struct {
 	// point of the experiment.
 	Intentional []string
 	Alpha       float64 // significance level; 0 means 0.05
-	Resamples   int     // bootstrap resamples; 0 means 2000
-	Seed        uint64  // bootstrap seed; 0 means 1
+	// Resamples is the number of random relabellings of the runs the
+	// headline's max-T test draws when there are more than that to
+	// enumerate; 0 means 2000.
+	Resamples int
+	Seed      uint64 // seed of every random relabelling; 0 means 1
 	// SLO, when set, is held to both sides: goodput and attainment rows,
 	// and each sweep's capacity (slo.go). Nil: the SLO the results carry.
 	SLO result.SLO
@@ -106,6 +109,9 @@ type Report struct {
 	// Design is the order the runs were made in, and whether the verdicts
 	// paired them.
 	Design Design `json:"design"`
+	// Headline is the answer to "which system is faster", decided on the
+	// primary metrics with a family-wise error rate of at most Alpha.
+	Headline *Headline `json:"headline"`
 	// Latency holds the pooled per-request samples behind the latency rows
 	// (for CDF plots and the workbook); empty without records.
 	Latency []LatencySample `json:"-"`
@@ -133,10 +139,18 @@ type Report struct {
 //
 // Version 3: latency metrics are named <kind>_ms_<statistic>
 // ("ttft_ms_p50", was "ttft_ms.p50"), p_value is never 0 (at least
-// PFloor), and run_times gives each run's wall-clock start and end. The
-// conclusion object was added within version 3: a reader of version 3
+// PFloor), and run_times gives each run's wall-clock start and end.
+//
+// Version 4: one test per row (issue 20): a and b of a latency row are the
+// means of its per-run values, p_value and ci_low..ci_high come from the
+// row's one test (the t interval; null without a test), and the verdict
+// is a or b exactly when p_value < alpha. headline (the family-wise
+// decision on the primary metrics), primary, p_adjusted, same_as,
+// design.counterbalanced and the conclusion's outcome confounded and its
+// fields procedure, primary, exploratory_a/b, drift and largest are new.
+// Version 3 gained the conclusion object late: a reader of version 3
 // finds it absent in reports written before it.
-const Schema = "servecmp.compare/3"
+const Schema = "servecmp.compare/4"
 
 // WriteJSON writes the report as indented JSON, the saved format Schema
 // names.
@@ -220,6 +234,17 @@ type Metric struct {
 	// Reason says in one line why the verdict is what it is.
 	Reason string `json:"reason,omitempty"`
 	Note   string `json:"note,omitempty"`
+	// Primary marks the metrics the headline is decided on (headline.go);
+	// the others are exploratory. PAdjusted is a primary metric's p-value
+	// adjusted for the family of primary metrics (Headline.Procedure).
+	Primary   bool     `json:"primary"`
+	PAdjusted *float64 `json:"p_adjusted,omitempty"`
+	// SameAs names the row this one repeats (the same figure in another
+	// form), which the headline's tallies count once.
+	SameAs string `json:"same_as,omitempty"`
+	// runsA and runsB are the per-run values the test compared and the
+	// runs' start times, for the headline's family-wise test and drift check.
+	runsA, runsB sideRuns
 }
 
 // Count is a descriptive total over all runs of a side.

@@ -1,19 +1,26 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
 
 // This file decides the answer a comparison gives, from its verdicts,
-// its contract and its correctness status, in one function (Conclude):
-// the typed outcome, the side that wins, the sentence every reading of the
-// report opens with, and the metrics behind it. The sentence is never
-// stronger than the verdicts: NOT COMPARABLE when the contract differs
-// undeclared, NOT VALID when the correctness check or the quality status
-// failed, MIXED when each side wins some metrics, else which side is
-// faster or that nothing was shown.
+// its contract, its correctness status and the headline (headline.go:
+// the family-wise decision on the primary metrics), in one function
+// (Conclude): the typed outcome, the side that wins, the sentence every
+// reading of the report opens with, and the metrics behind it. The
+// sentence is never stronger than the verdicts: NOT COMPARABLE when the
+// contract differs undeclared, NOT VALID when the correctness check or
+// the quality status failed, else what the headline decided on the
+// primary metrics with a family-wise error rate of at most alpha: MIXED
+// when each side wins some, CONFOUNDED when a drift of uncounterbalanced
+// runs can stand in for the difference, which side is faster, or that
+// nothing was shown. Rows outside the primary set are exploratory: they
+// are listed, never deciding the outcome.
 
 // Verdict is one metric's call.
 type Verdict string
@@ -39,24 +46,33 @@ const (
 	// OutcomeNotValid: the correctness check or the quality status
 	// failed.
 	OutcomeNotValid Outcome = "not_valid"
-	// OutcomeMixed: each side is significantly better on some metrics.
+	// OutcomeConfounded: the runs were not counterbalanced and a primary
+	// metric drifts with their start times the way the difference goes:
+	// no side is named.
+	OutcomeConfounded Outcome = "confounded"
+	// OutcomeMixed: each side is better on some primary metrics after the
+	// family-wise correction.
 	OutcomeMixed Outcome = "mixed"
-	// OutcomeWinner: one side (Conclusion.Winner) is significantly
-	// better on some metrics and worse on none.
+	// OutcomeWinner: one side (Conclusion.Winner) is better on some
+	// primary metrics after the family-wise correction and worse on none.
 	OutcomeWinner Outcome = "winner"
-	// OutcomeNeedsMoreRuns: no metric differs significantly and some
-	// could not have detected a difference of 10% of A.
+	// OutcomeNeedsMoreRuns: no primary metric differs after the
+	// correction, and some could not have detected a difference of 10%
+	// of A (or differ at alpha alone only).
 	OutcomeNeedsMoreRuns Outcome = "needs_more_runs"
-	// OutcomeNoDifference: no metric differs significantly, and every
-	// one could have detected a difference of 10% of A.
+	// OutcomeNoDifference: no primary metric differs, and every one could
+	// have detected a difference of 10% of A.
 	OutcomeNoDifference Outcome = "no_difference"
-	// OutcomeNoVerdict: no metric could be compared.
+	// OutcomeNoVerdict: no primary metric could be compared.
 	OutcomeNoVerdict Outcome = "no_verdict"
 )
 
 // Conclusion is a comparison's answer: its outcome, the side that wins,
 // the sentence that says it, and the metrics behind it (by name, in
-// report order).
+// report order). Rows that repeat another figure (Metric.SameAs) and the
+// energy rows (IsEnergyMetric) are in none of the lists: each figure is
+// counted once, and the sentence adds the energy finding separately
+// (withEnergy).
 type Conclusion struct {
 	Outcome Outcome `json:"outcome"`
 	// Winner is "a" or "b" when Outcome is OutcomeWinner, else "".
@@ -64,26 +80,44 @@ type Conclusion struct {
 	// Sentence is the answer in one sentence, as every reading of the
 	// report (text, markdown, HTML, workbook) prints it first.
 	Sentence string `json:"sentence"`
-	// BetterA and BetterB are the speed metrics on which that side is
-	// significantly better (verdict a, b); Same those found not
-	// distinguishable (~); NeedMoreRuns those whose runs were too few.
-	// The energy rows (IsEnergyMetric) are in none of them: the sentence
-	// adds their finding separately (withEnergy).
-	BetterA      []string `json:"better_a"`
-	BetterB      []string `json:"better_b"`
+	// Primary names the primary metrics the outcome was decided on.
+	Primary []string `json:"primary"`
+	// BetterA and BetterB are the primary metrics on which that side is
+	// better after the family-wise correction: the ones that decide.
+	BetterA []string `json:"better_a"`
+	BetterB []string `json:"better_b"`
+	// ExploratoryA and ExploratoryB are the other rows on which that side
+	// is significantly better, each tested alone at alpha: reported,
+	// never deciding the outcome.
+	ExploratoryA []string `json:"exploratory_a"`
+	ExploratoryB []string `json:"exploratory_b"`
+	// Same are the rows found not distinguishable (~); NeedMoreRuns those
+	// whose runs were too few.
 	Same         []string `json:"same"`
 	NeedMoreRuns []string `json:"needs_more_runs"`
+	// Largest are the significant rows (BetterA, BetterB and the
+	// exploratory ones), largest relative difference first: the biggest
+	// wins and losses by effect size.
+	Largest []string `json:"largest"`
+	// Drift names the primary metrics whose runs drift with time when the
+	// outcome is OutcomeConfounded.
+	Drift []string `json:"drift,omitempty"`
 	// Invalid says why the comparison is not valid ("" when it is).
 	Invalid string `json:"invalid,omitempty"`
 }
 
-// Conclude decides rep's conclusion from its verdicts, contract and
-// correctness status. New sets Report.Conclusion with it.
+// Conclude decides rep's conclusion from its verdicts, headline, contract
+// and correctness status. New sets Report.Conclusion with it.
 func Conclude(rep *Report) Conclusion {
-	g := groupVerdicts(speedRows(rep.Metrics))
-	c := Conclusion{BetterA: names(g.wins[VerdictA]), BetterB: names(g.wins[VerdictB]), Same: names(g.same),
-		NeedMoreRuns: names(g.more), Invalid: invalidity(rep.Correctness)}
-	na, nb := len(g.wins[VerdictA]), len(g.wins[VerdictB])
+	h := rep.Headline
+	if h == nil {
+		h = &Headline{Outcome: HeadlineNone}
+	}
+	speed := speedRows(rep.Metrics)
+	g := groupVerdicts(speed, h)
+	c := Conclusion{Primary: nonNil(h.Primary), BetterA: names(g.wins[VerdictA]), BetterB: names(g.wins[VerdictB]),
+		ExploratoryA: names(g.alone[VerdictA]), ExploratoryB: names(g.alone[VerdictB]), Same: names(g.same),
+		NeedMoreRuns: names(g.more), Largest: names(g.largest()), Drift: h.Drift, Invalid: invalidity(rep.Correctness)}
 	switch {
 	case !rep.Comparable:
 		verb := " differs"
@@ -96,29 +130,55 @@ func Conclude(rep *Report) Conclusion {
 	case c.Invalid != "":
 		c.Outcome = OutcomeNotValid
 		c.Sentence = "NOT VALID: " + c.Invalid + "; the speed verdicts below compare systems that do not produce the same outputs."
-	case na > 0 && nb > 0:
-		c.Outcome = OutcomeMixed
-		c.Sentence = fmt.Sprintf("MIXED: A is better on %d metric(s) (%s), B on %d (%s); neither is faster overall.",
-			na, KindList(g.wins[VerdictA]), nb, KindList(g.wins[VerdictB]))
-	case na > 0 || nb > 0:
-		side, n := "A", na
-		if nb > 0 {
-			side, n = "B", nb
-		}
-		c.Outcome, c.Winner = OutcomeWinner, strings.ToLower(side)
-		c.Sentence = fmt.Sprintf("%s is faster: better on %d of %d metrics, worse on none.", side, n, na+nb+len(g.same)+len(g.more))
-	case len(g.more) > 0:
-		c.Outcome = OutcomeNeedsMoreRuns
-		c.Sentence = fmt.Sprintf("NO VERDICT YET: no metric differs significantly and %d of %d need more runs.", len(g.more), len(g.same)+len(g.more))
-	case len(g.same) > 0:
-		c.Outcome = OutcomeNoDifference
-		c.Sentence = "NO DIFFERENCE FOUND: A and B are not distinguishable on any metric, and the runs could have detected a difference of 10% of A."
+	case len(speed) == 0:
+		c.Outcome, c.Sentence = OutcomeNoVerdict, "NO VERDICT: no metric could be compared."
 	default:
-		c.Outcome = OutcomeNoVerdict
-		c.Sentence = "NO VERDICT: no metric could be compared."
+		c.Outcome, c.Winner, c.Sentence = headlineAnswer(h, g)
 	}
 	c.Sentence = withEnergy(c.Sentence, c.Outcome, c.Winner, rep.Metrics)
 	return c
+}
+
+// headlineAnswer turns the headline's decision into an outcome, a winner
+// and a sentence that states the family-wise error rate.
+func headlineAnswer(h *Headline, g verdictGroups) (Outcome, string, string) {
+	n := len(h.Primary)
+	family := fmt.Sprintf("%s over the %d primary metrics keeps the chance of a false claim at %g%% or less", procedureName(h.Procedure), n, 100*h.Alpha)
+	switch h.Outcome {
+	case HeadlineWinner:
+		side := strings.ToUpper(h.Winner)
+		v := Verdict(h.Winner)
+		return OutcomeWinner, h.Winner, fmt.Sprintf("%s is faster: better on %d of %d primary metrics (%s), worse on none; %s.",
+			side, len(g.wins[v]), n, KindList(bySize(g.wins[v])), family)
+	case HeadlineMixed:
+		return OutcomeMixed, "", fmt.Sprintf("MIXED: A is better on %d primary metric(s) (%s), B on %d (%s); neither is faster overall (%s).",
+			len(g.wins[VerdictA]), KindList(bySize(g.wins[VerdictA])), len(g.wins[VerdictB]), KindList(bySize(g.wins[VerdictB])), family)
+	case HeadlineConfounded:
+		return OutcomeConfounded, "", fmt.Sprintf("CONFOUNDED: the runs were not made in counterbalanced pairs, and the per-run values of %s drift with "+
+			"the runs' start times; no test can tell that drift from a difference between the systems, so no side is named: interleave the runs (A B, B A, …).",
+			strings.Join(h.Drift, ", "))
+	case HeadlineNoDifference:
+		return OutcomeNoDifference, "", "NO DIFFERENCE FOUND: A and B are not distinguishable on any primary metric, and the runs could have detected a difference of 10% of A on each."
+	case HeadlineNeedsMoreRuns:
+		return OutcomeNeedsMoreRuns, "", fmt.Sprintf("NO VERDICT YET: no primary metric differs after the family-wise correction (%s); %d of %d metrics need more runs.",
+			family, len(g.more), len(g.same)+len(g.more)+len(g.alone[VerdictA])+len(g.alone[VerdictB]))
+	}
+	return OutcomeNoVerdict, "", "NO VERDICT: no primary metric could be compared."
+}
+
+// procedureName names a family-wise procedure for people.
+func procedureName(p string) string {
+	if p == "max-t" {
+		return "the max-T permutation correction"
+	}
+	return "a sequentially rejective Bonferroni correction"
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // speedRows leaves out the energy rows: they are compared, but a system
@@ -166,25 +226,59 @@ func withEnergy(sentence string, o Outcome, winner string, ms []Metric) string {
 	return sentence + fmt.Sprintf(" %s uses %.0f%% less energy per output token.", less, lessBy)
 }
 
-// verdictGroups sorts the compared metrics by verdict, in report order.
+// verdictGroups sorts the compared metrics by verdict, in report order:
+// wins are the primary metrics a side wins after the family-wise
+// correction (Headline.BetterA, BetterB), alone the other rows
+// significant at alpha on their own. Rows that repeat another figure
+// (SameAs) are left out.
 type verdictGroups struct {
-	wins       map[Verdict][]Metric // VerdictA, VerdictB
-	same, more []Metric
+	wins, alone map[Verdict][]Metric // VerdictA, VerdictB
+	same, more  []Metric
 }
 
-func groupVerdicts(ms []Metric) verdictGroups {
-	g := verdictGroups{wins: map[Verdict][]Metric{}}
+func groupVerdicts(ms []Metric, h *Headline) verdictGroups {
+	g := verdictGroups{wins: map[Verdict][]Metric{}, alone: map[Verdict][]Metric{}}
 	for _, m := range ms {
-		switch m.Verdict {
-		case VerdictA, VerdictB:
+		if m.SameAs != "" {
+			continue
+		}
+		switch {
+		case m.Verdict == VerdictA && slices.Contains(h.BetterA, m.Name), m.Verdict == VerdictB && slices.Contains(h.BetterB, m.Name):
 			g.wins[m.Verdict] = append(g.wins[m.Verdict], m)
-		case NeedsMoreRuns:
+		case m.Verdict == VerdictA || m.Verdict == VerdictB:
+			g.alone[m.Verdict] = append(g.alone[m.Verdict], m)
+		case m.Verdict == NeedsMoreRuns:
 			g.more = append(g.more, m)
 		default:
 			g.same = append(g.same, m)
 		}
 	}
 	return g
+}
+
+// largest returns the significant rows, primary and exploratory, by the
+// size of their relative difference, largest first (rows without one
+// last, in report order).
+func (g verdictGroups) largest() []Metric {
+	var out []Metric
+	for _, v := range []Verdict{VerdictA, VerdictB} {
+		out = append(append(out, g.wins[v]...), g.alone[v]...)
+	}
+	return bySize(out)
+}
+
+// bySize sorts ms by the size of their relative difference, largest
+// first (rows without one last, in their order).
+func bySize(ms []Metric) []Metric {
+	out := slices.Clone(ms)
+	size := func(m Metric) float64 {
+		if m.DeltaPct == nil || math.IsNaN(*m.DeltaPct) {
+			return -1
+		}
+		return math.Abs(*m.DeltaPct)
+	}
+	slices.SortStableFunc(out, func(x, y Metric) int { return cmp.Compare(size(y), size(x)) })
+	return out
 }
 
 func names(ms []Metric) []string {

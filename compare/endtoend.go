@@ -388,10 +388,6 @@ func finite(f float64) *float64 {
 	return &f
 }
 
-// clustered latency kinds have many values per request; their tests use
-// the request as the unit.
-var clustered = map[string]bool{"itl_ms": true, "itl_per_token_ms": true}
-
 // flat returns the pooled values of clusters, sorted.
 func flat(cs [][]float64) []float64 {
 	var out []float64

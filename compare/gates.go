@@ -4,13 +4,13 @@ import (
 	"fmt"
 )
 
-// MaxResamples bounds the bootstrap resamples of one comparison: each
-// latency statistic keeps every resample in memory.
+// MaxResamples bounds the random relabellings of the headline's max-T
+// test (headline.go): its time grows with them.
 const MaxResamples = 1_000_000
 
 // CheckTests checks the test settings a user gives: the significance
-// level alpha in (0, 1) and the bootstrap resamples in [1,
-// MaxResamples]. Its messages name the flags (--alpha, --resamples).
+// level alpha in (0, 1) and the relabellings in [1, MaxResamples]. Its
+// messages name the flags (--alpha, --resamples).
 func CheckTests(alpha float64, resamples int) error {
 	if alpha <= 0 || alpha >= 1 {
 		return fmt.Errorf("--alpha must be in (0, 1), got %g", alpha)

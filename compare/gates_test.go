@@ -60,9 +60,16 @@ func TestResultWithoutSummaryIsRefused(t *testing.T) {
 	}
 }
 
+// TestCompareStopsOnCancel: 12 runs a side make the headline use the
+// max-T test over random relabellings; with a million of them a
+// cancelled context still ends the comparison at once.
 func TestCompareStopsOnCancel(t *testing.T) {
-	a, ra := mkSide("a", 1, 2, 50, 10, []float64{1000, 1010})
-	b, rb := mkSide("b", 7, 2, 50, 10, []float64{1000, 1010})
+	tputs := make([]float64, 12)
+	for i := range tputs {
+		tputs[i] = 1000 + float64(i)
+	}
+	a, ra := mkSide("a", 1, 12, 50, 10, tputs)
+	b, rb := mkSide("b", 30, 12, 50, 10, tputs)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
 	t0 := time.Now()

@@ -79,7 +79,7 @@ func (r *Report) sloVerdicts(runsA, runsB []Run, in Input, paired bool) {
 		get := func(res *result.Result) float64 { return vals[res][i] }
 		ok := func(res *result.Result) bool { v, has := vals[res]; return has && !math.IsNaN(v[i]) }
 		va, vb := perRunValues(runsA, runsB, get, ok, paired)
-		if len(va) == 0 || len(vb) == 0 {
+		if len(va.vals) == 0 || len(vb.vals) == 0 {
 			continue
 		}
 		unit := "req/s"

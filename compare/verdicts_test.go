@@ -42,9 +42,9 @@ func TestIssue12Throughput(t *testing.T) {
 		runs   int       // recommended runs per side
 		mddMin float64   // MDD, % of A, at least
 	}{
-		{"31%", []float64{33.1, 40.6, 46.3}, []float64{45.2, 53.4, 58.6}, 6, 50},
-		{"43%", []float64{31.8, 44.9, 41.5}, []float64{46.0, 65.5, 57.5}, 6, 60},
-		{"37%", []float64{29.5, 47.2, 43.1}, []float64{38.0, 73.0, 53.2}, 16, 100},
+		{"31%", []float64{33.1, 40.6, 46.3}, []float64{45.2, 53.4, 58.6}, 9, 50},
+		{"43%", []float64{31.8, 44.9, 41.5}, []float64{46.0, 65.5, 57.5}, 8, 60},
+		{"37%", []float64{29.5, 47.2, 43.1}, []float64{38.0, 73.0, 53.2}, 23, 100},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,7 +88,7 @@ func TestIssue12LatencySpread(t *testing.T) {
 	}
 	n := 0
 	for _, m := range rep.Metrics {
-		if !strings.Contains(m.Method, "hierarchical-bootstrap") {
+		if m.Unit != "ms" {
 			continue
 		}
 		n++
@@ -109,54 +109,67 @@ func TestIssue12LatencySpread(t *testing.T) {
 	}
 }
 
-// driftSides are runs whose level drifts from run to run (A's TTFT 100,
-// 150, 200 ms; throughput 800, 1200, 1600 tok/s) while B is 15 ms faster
-// and 100–140 tok/s higher than the A run made next to it.
-func driftSides() ([]Run, []Records, []Run, []Records) {
-	a, ra := levelSide("a", 1, []float64{100, 150, 200}, []float64{20, 20, 20}, []float64{800, 1200, 1600})
-	b, rb := levelSide("b", 11, []float64{85, 135, 185}, []float64{20, 20, 20}, []float64{900, 1320, 1740})
+// driftSides are n runs a side whose level drifts from run to run (A's
+// TTFT 100, 150, 200, … ms; throughput 800, 1200, 1600, … tok/s) while B
+// is 15 ms faster and 100–140 tok/s higher than the A run made next to it.
+func driftSides(n int) ([]Run, []Records, []Run, []Records) {
+	var ta, tb, tpa, tpb, tpot []float64
+	for i := range n {
+		ta, tb = append(ta, 100+50*float64(i)), append(tb, 85+50*float64(i))
+		tpa, tpb = append(tpa, 800+400*float64(i)), append(tpb, 900+420*float64(i))
+		tpot = append(tpot, 20)
+	}
+	a, ra := levelSide("a", 1, ta, tpot, tpa)
+	b, rb := levelSide("b", 11, tb, tpot, tpb)
 	return a, ra, b, rb
 }
 
-// TestInterleavedRunsArePaired: runs made A1 B1 A2 B2 A3 B3 are compared
-// pair by pair, which removes the drift they share; the same runs made in
-// blocks are compared unpaired, cannot tell, and the report says why.
+// TestInterleavedRunsArePaired: runs made in counterbalanced pairs (A B,
+// B A, …) are compared pair by pair from 6 pairs on, which removes the
+// drift they share; 3 such pairs are compared unpaired (a paired test
+// would keep 2 degrees of freedom), and so are pairs that A always
+// started; runs made in blocks are compared unpaired, cannot tell, and
+// the report says why.
 func TestInterleavedRunsArePaired(t *testing.T) {
-	a, ra, b, rb := driftSides()
-	startAt(a, 0, 20, 40)
-	startAt(b, 10, 30, 50)
-	// Records in another order than the results: they are matched by
-	// content.
-	slices.Reverse(ra)
-	rep, err := New(Input{A: a, B: b, RecordsA: ra, RecordsB: rb, Resamples: 300})
+	a, ra, b, rb := driftSides(6)
+	startAt(a, 0, 30, 40, 70, 80, 110)
+	startAt(b, 10, 20, 50, 60, 90, 100)
+	slices.Reverse(ra) // records in another order than the results
+	rep, err := New(Input{A: a, B: b, RecordsA: ra, RecordsB: rb})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Design.Layout != "interleaved" || !rep.Design.Paired || !strings.Contains(rep.Design.Note, "3 pairs") {
-		t.Errorf("design %+v, want interleaved in 3 pairs", rep.Design)
-	}
-	for name, method := range map[string]string{"output_throughput": "paired-t", "ttft_ms_mean": "paired-t+hierarchical-bootstrap",
-		"ttft_ms_p50": "paired-t+hierarchical-bootstrap"} {
-		if m := metric(t, rep, name); m.Verdict != "b" || m.Method != method {
-			t.Errorf("%s paired: verdict %q method %s (%s), want b by %s", name, m.Verdict, m.Method, m.Reason, method)
-		}
-	}
-
-	a, ra, b, rb = driftSides()
-	startAt(a, 0, 10, 20)
-	startAt(b, 30, 40, 50)
-	rep, err = New(Input{A: a, B: b, RecordsA: ra, RecordsB: rb, Resamples: 300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Design.Layout != "blocked" || rep.Design.Paired || !slices.ContainsFunc(rep.Notes, func(n string) bool {
-		return strings.Contains(n, "blocked") && strings.Contains(n, "confounded")
-	}) {
-		t.Errorf("design %+v, notes %q: want blocked, with a note that drift is confounded", rep.Design, rep.Notes)
+	if d := rep.Design; d.Layout != "interleaved" || !d.Paired || !d.Counterbalanced || !strings.Contains(d.Note, "6 pairs") {
+		t.Errorf("design %+v, want interleaved in 6 counterbalanced pairs, paired", d)
 	}
 	for _, name := range []string{"output_throughput", "ttft_ms_mean", "ttft_ms_p50"} {
-		if m := metric(t, rep, name); m.Verdict != NeedsMoreRuns || !strings.HasPrefix(m.Method, "welch-t") {
-			t.Errorf("%s blocked: verdict %q method %s, want needs more runs by welch-t", name, m.Verdict, m.Method)
+		if m := metric(t, rep, name); m.Verdict != "b" || m.Method != "paired-t" {
+			t.Errorf("%s paired: verdict %q method %s (%s), want b by paired-t", name, m.Verdict, m.Method, m.Reason)
+		}
+	}
+	for _, tc := range []struct {
+		name           string
+		startA, startB []int
+		layout, note   string
+	}{
+		{"3 counterbalanced pairs", []int{0, 30, 40}, []int{10, 20, 50}, "interleaved", "fewer than 6 pairs"},
+		{"A always first", []int{0, 20, 40}, []int{10, 30, 50}, "interleaved", "A started 3 of them"},
+		{"blocked", []int{0, 10, 20}, []int{30, 40, 50}, "blocked", "confounded"},
+	} {
+		a, ra, b, rb := driftSides(3)
+		startAt(a, tc.startA...)
+		startAt(b, tc.startB...)
+		rep, err := New(Input{A: a, B: b, RecordsA: ra, RecordsB: rb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Design.Layout != tc.layout || rep.Design.Paired || !strings.Contains(rep.Design.Note, tc.note) {
+			t.Errorf("%s: design %+v, want %s, unpaired, a note with %q", tc.name, rep.Design, tc.layout, tc.note)
+		}
+		for _, name := range []string{"output_throughput", "ttft_ms_mean", "ttft_ms_p50"} {
+			if m := metric(t, rep, name); m.Verdict != NeedsMoreRuns || m.Method != "welch-t" {
+				t.Errorf("%s: %s verdict %q method %s, want needs more runs by welch-t", tc.name, name, m.Verdict, m.Method)
+			}
 		}
 	}
 }
@@ -166,31 +179,28 @@ func TestDesignNotes(t *testing.T) {
 	tests := []struct {
 		name           string
 		startA, startB []int // minutes; nil: no start times
-		recordsB       int   // records files of B (3: all)
 		layout, note   string
 	}{
-		{"no start times", nil, nil, 3, "unknown", "carry no start times"},
-		{"one missing", []int{0, 10, 20}, nil, 3, "unknown", "no start time"},
-		{"mixed", []int{0, 10, 40}, []int{20, 30, 50}, 3, "mixed", "partly interleaved"},
-		{"interleaved, records missing", []int{0, 20, 40}, []int{10, 30, 50}, 2, "interleaved", "do not map one to one"},
+		{"no start times", nil, nil, "unknown", "carry no start times"},
+		{"one missing", []int{0, 10, 20}, nil, "unknown", "no start time"},
+		{"mixed", []int{0, 10, 40}, []int{20, 30, 50}, "mixed", "partly interleaved"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a, ra, b, rb := driftSides()
+			a, ra, b, rb := driftSides(3)
 			if tc.startA != nil {
 				startAt(a, tc.startA...)
 			}
 			if tc.startB != nil {
 				startAt(b, tc.startB...)
 			}
-			rep, err := New(Input{A: a, B: b, RecordsA: ra, RecordsB: rb[:tc.recordsB], Resamples: 100})
+			rep, err := New(Input{A: a, B: b, RecordsA: ra, RecordsB: rb})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if rep.Design.Layout != tc.layout || !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
 				t.Errorf("design %+v, notes %q; want %s and a note with %q", rep.Design, rep.Notes, tc.layout, tc.note)
 			}
-			// Latency is paired only when every records file maps onto a run.
 			if m := metric(t, rep, "ttft_ms_mean"); strings.HasPrefix(m.Method, "paired") {
 				t.Errorf("ttft_ms_mean: method %s, want unpaired", m.Method)
 			}
@@ -223,7 +233,7 @@ func TestStartedAtIsRead(t *testing.T) {
 }
 
 // BenchmarkNewRecords times a comparison of 3 runs per side with 5000
-// requests each (16 chunks per request) and 2000 bootstrap resamples.
+// requests each (16 chunks per request).
 func BenchmarkNewRecords(b *testing.B) {
 	n := []float64{100, 100, 100}
 	a, ra := levelSide("a", 1, n, []float64{20, 20, 20}, []float64{1000, 1000, 1000})

@@ -84,7 +84,7 @@
 //	  count: 3                     # >= 1, default 3
 //	  concurrency: 16              # exactly one of concurrency (>= 1) and rate (> 0); with a
 //	                               # trace workload: concurrency or neither (its own schedule)
-//	  order: interleaved           # interleaved (A1 B1 A2 B2 ...) | blocked (A1 A2 ... B1 B2 ...)
+//	  order: interleaved           # interleaved (A1 B1 B2 A2 A3 B3 ...) | blocked (A1 A2 ... B1 B2 ...)
 //	  warmup: 0
 //	  reset_prefix_cache: false
 //	  shards: 1                    # local processes sending each run's load (1 to 256), started
@@ -130,7 +130,9 @@
 // # Steps
 //
 // A plan is the ordered list of steps: check; sweep-a and sweep-b (with a
-// sweep); the runs run-a-1, run-b-1, run-a-2, ... (interleaved) or
+// sweep); the runs run-a-1, run-b-1, run-b-2, run-a-2, run-a-3, ...
+// (interleaved and counterbalanced: every second pair starts with B, so
+// that a drift over time favours neither side) or
 // run-a-1, ..., run-b-1, ... (blocked); profile-a and profile-b, then
 // analyze-a and analyze-b (with a profile); report.
 // Each step has a key: the SHA-256 of the parts of the file it depends on,

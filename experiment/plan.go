@@ -144,8 +144,9 @@ type sideRun struct {
 	i    int
 }
 
-// runOrder lists the measured runs: A1 B1 A2 B2 ... (interleaved) or
-// A1 A2 ... B1 B2 ... (blocked).
+// runOrder lists the measured runs: A1 B1 B2 A2 A3 B3 … (interleaved,
+// counterbalanced: every second pair starts with B, so that a drift over
+// time favours neither side) or A1 A2 ... B1 B2 ... (blocked).
 func runOrder(r Runs) []sideRun {
 	var out []sideRun
 	if r.Order == OrderBlocked {
@@ -157,7 +158,21 @@ func runOrder(r Runs) []sideRun {
 		return out
 	}
 	for i := 1; i <= r.Count; i++ {
-		out = append(out, sideRun{"a", i}, sideRun{"b", i})
+		if i%2 == 0 {
+			out = append(out, sideRun{"b", i}, sideRun{"a", i})
+		} else {
+			out = append(out, sideRun{"a", i}, sideRun{"b", i})
+		}
+	}
+	return out
+}
+
+// RunSides is the side ("a" or "b") of each measured run of r, in the
+// order run makes them.
+func RunSides(r Runs) []string {
+	var out []string
+	for _, s := range runOrder(r) {
+		out = append(out, s.side)
 	}
 	return out
 }

@@ -41,11 +41,11 @@ func TestPlanOrder(t *testing.T) {
 		want           string
 	}{
 		{"interleaved by default", "", "",
-			"check sweep-a sweep-b run-a-1 run-b-1 run-a-2 run-b-2 run-a-3 run-b-3 report"},
+			"check sweep-a sweep-b run-a-1 run-b-1 run-b-2 run-a-2 run-a-3 run-b-3 report"},
 		{"blocked", "concurrency: 16}", "concurrency: 16, order: blocked}",
 			"check sweep-a sweep-b run-a-1 run-a-2 run-a-3 run-b-1 run-b-2 run-b-3 report"},
 		{"no sweep, with a profile", "sweep: {concurrency: [1, 4, 16]}", "profile: {for: 5s}",
-			"check run-a-1 run-b-1 run-a-2 run-b-2 run-a-3 run-b-3 profile-a profile-b analyze-a analyze-b report"},
+			"check run-a-1 run-b-1 run-b-2 run-a-2 run-a-3 run-b-3 profile-a profile-b analyze-a analyze-b report"},
 		{"one run", "count: 3", "count: 1", "check sweep-a sweep-b run-a-1 run-b-1 report"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,8 +96,8 @@ func TestPlanKeys(t *testing.T) {
 		{"defaults written out", "runs: {count: 3, concurrency: 16}", "runs: {count: 3, concurrency: 16, order: interleaved}", "wl", ""},
 		{"launch timing", "launch: \"servecmp", "launch:\n    grace: 1s\n    ready_timeout: 1m\n    command: \"servecmp", "wl", ""},
 		{"runs.concurrency", "concurrency: 16}", "concurrency: 8}", "wl",
-			"run-a-1 run-b-1 run-a-2 run-b-2 run-a-3 run-b-3 report"},
-		{"runs.count raised", "count: 3", "count: 4", "wl", "run-a-4 run-b-4 report"},
+			"run-a-1 run-b-1 run-b-2 run-a-2 run-a-3 run-b-3 report"},
+		{"runs.count raised", "count: 3", "count: 4", "wl", "run-b-4 run-a-4 report"},
 		{"runs.order", "concurrency: 16}", "concurrency: 16, order: blocked}", "wl",
 			"run-a-1 run-a-2 run-a-3 run-b-1 run-b-2 run-b-3 report"},
 		{"slo", "p99<=500", "p99<=400", "wl", "report"},
@@ -109,7 +109,7 @@ func TestPlanKeys(t *testing.T) {
 			"check sweep-a run-a-1 run-a-2 run-a-3 report"},
 		{"check", "requests: 8", "requests: 16", "wl", "check report"},
 		{"workload", "", "", "other",
-			"check sweep-a sweep-b run-a-1 run-b-1 run-a-2 run-b-2 run-a-3 run-b-3 report"},
+			"check sweep-a sweep-b run-a-1 run-b-1 run-b-2 run-a-2 run-a-3 run-b-3 report"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			after := Plan(parse(t, strings.Replace(planSrc, tc.from, tc.to, 1)), tc.wl)
@@ -137,5 +137,18 @@ func TestRunOrderCounts(t *testing.T) {
 				t.Errorf("%s: side %s runs %v", order, side, idx)
 			}
 		}
+	}
+}
+
+// TestRunOrderCounterbalanced: interleaved pairs alternate which side
+// starts (A B, B A, A B, …), so that a drift over time favours neither.
+func TestRunOrderCounterbalanced(t *testing.T) {
+	got := strings.Join(RunSides(Runs{Count: 4, Order: OrderInterleaved}), " ")
+	if want := "a b b a a b b a"; got != want {
+		t.Errorf("interleaved sides %q, want %q", got, want)
+	}
+	got = strings.Join(RunSides(Runs{Count: 2, Order: OrderBlocked}), " ")
+	if want := "a a b b"; got != want {
+		t.Errorf("blocked sides %q, want %q", got, want)
 	}
 }

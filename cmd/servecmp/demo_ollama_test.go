@@ -108,10 +108,16 @@ func demoExcerpt(exact, templated string) string {
 	el, tl := strings.Split(exact, "\n"), strings.Split(templated, "\n")
 	var out []string
 	add := func(lines ...string) { out = append(out, lines...) }
-	add("$ servecmp run testdata/demo/ollama.yaml --out demo-ollama-out/exact", el[0], "")
+	add("$ servecmp run testdata/demo/ollama.yaml --out demo-ollama-out/exact")
+	add(wrapped(el, 0)...)
+	add("")
 	add(block(el, "== Layer 1", "quality:")...)
 	add("...")
-	add(block(el, "Serving metrics", "metric ")[1:]...)
+	for _, l := range block(el, "Serving metrics", "name ")[1:] {
+		if !strings.HasPrefix(l, "  ") { // the title's wrapped lines
+			add(l)
+		}
+	}
 	for _, l := range el {
 		for _, name := range []string{"ttft_ms_p50 ", "ttft_ms_p99 ", "tpot_ms_p50 ", "e2e_ms_p50 ", "output_throughput "} {
 			if strings.HasPrefix(l, name) {
@@ -124,24 +130,36 @@ func demoExcerpt(exact, templated string) string {
 	add("")
 	add(block(el, "Capacity under the SLO", "note: capacity verdict")...)
 	add("...")
-	for _, l := range el {
+	for i, l := range el {
 		if strings.HasPrefix(l, "note: B: ") {
-			add(l)
+			add(wrapped(el, i)...)
 		}
 	}
-	add("", "$ servecmp run testdata/demo/ollama-templated.yaml --out demo-ollama-out/templated", tl[0], "...")
-	for _, l := range tl {
+	add("", "$ servecmp run testdata/demo/ollama-templated.yaml --out demo-ollama-out/templated")
+	add(wrapped(tl, 0)...)
+	add("...")
+	for i, l := range tl {
 		if l == "NOT COMPARABLE: inputs.prompt_tokens differs" || strings.HasPrefix(l, "inputs: ") {
-			add(l)
+			add(wrapped(tl, i)...)
 		}
 	}
 	add("...")
 	for _, l := range block(tl, "Totals over all runs", "") {
-		if strings.HasPrefix(l, "figure") || strings.HasPrefix(l, "input_tokens") || strings.HasPrefix(l, "output_tokens") {
+		if strings.HasPrefix(l, "name ") || strings.HasPrefix(l, "input_tokens") || strings.HasPrefix(l, "output_tokens") {
 			add(l)
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// wrapped returns line i and the lines that continue it (the text
+// encoder wraps long lines, indenting what follows by two spaces).
+func wrapped(lines []string, i int) []string {
+	j := i + 1
+	for j < len(lines) && strings.HasPrefix(lines[j], "  ") {
+		j++
+	}
+	return lines[i:j]
 }
 
 // block returns the lines from the first that starts with from to the
@@ -157,7 +175,7 @@ func block(lines []string, from, to string) []string {
 				if to == "" {
 					return lines[i:j]
 				}
-				return lines[i : j+1]
+				return append(lines[i:j:j], wrapped(lines, j)...)
 			}
 		}
 		return lines[i:]

@@ -170,7 +170,7 @@ slo: {ttft_ms: "p99<=500", e2e_ms: "<=2000"}
 	if alive := enginesAlive(pa, pb); len(alive) > 0 {
 		t.Errorf("engines left running: %v", alive)
 	}
-	want := []string{"check", "sweep-a", "sweep-b", "run-a-1", "run-b-1", "run-a-2", "run-b-2", "run-a-3", "run-b-3", "report"}
+	want := []string{"check", "sweep-a", "sweep-b", "run-a-1", "run-b-1", "run-b-2", "run-a-2", "run-a-3", "run-b-3", "report"}
 	if got := stepsRun(stderr); !slices.Equal(got, want) {
 		t.Errorf("steps %v, want %v", got, want)
 	}
@@ -185,7 +185,7 @@ slo: {ttft_ms: "p99<=500", e2e_ms: "<=2000"}
 			t.Errorf("step %s: %q", s, st)
 		}
 	}
-	for _, w := range []string{"slo: ttft_ms:p99<=500,e2e_ms<=2000", "goodput_rps", "Capacity under the SLO", "interleaved in pairs"} {
+	for _, w := range []string{"slo: ttft_ms:p99<=500,e2e_ms<=2000", "goodput_rps", "Capacity under the SLO", "interleaved, counterbalanced"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("report lacks %q", w)
 		}
@@ -232,7 +232,7 @@ slo: {ttft_ms: "p99<=500", e2e_ms: "<=2000"}
 	co.Reset()
 	ce.Reset()
 	if code := run(context.Background(), []string{"compare", "--a", filepath.Join(out, "run-a-*"), "--b", filepath.Join(out, "run-b-*"),
-		"--intentional", "engine"}, &co, &ce); code != 0 || ce.Len() != 0 || !strings.Contains(co.String(), "runs: A 3, B 3, interleaved in pairs") ||
+		"--intentional", "engine"}, &co, &ce); code != 0 || ce.Len() != 0 || !strings.Contains(co.String(), "runs: A 3, B 3, interleaved") ||
 		strings.Contains(co.String(), "latency rows compare per-run summary values") {
 		t.Errorf("compare --a 'out/run-a-*' --b 'out/run-b-*': exit %d\n%s%s", code, ce.String(), co.String())
 	}
@@ -294,7 +294,7 @@ func TestRunResumesAfterKill(t *testing.T) {
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 	killEngines(t, pa, pb) // a killed run cannot stop them
-	plan := []string{"check", "run-a-1", "run-b-1", "run-a-2", "run-b-2", "report"}
+	plan := []string{"check", "run-a-1", "run-b-1", "run-b-2", "run-a-2", "report"}
 	var missing []string
 	for _, s := range plan {
 		if stepStatus(t, out, s) != experiment.StatusComplete {

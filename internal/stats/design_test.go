@@ -23,26 +23,31 @@ func starts(order string) (a, b []time.Time) {
 
 func TestDetectDesign(t *testing.T) {
 	tests := []struct {
-		order string
-		want  Layout
-		pairs [][2]int
-		note  string
+		order          string
+		want           Layout
+		pairs          [][2]int
+		balanced, pair bool
+		note           string
 	}{
-		{"ABABAB", Interleaved, [][2]int{{0, 0}, {1, 1}, {2, 2}}, "3 pairs"},
-		{"BABA", Interleaved, [][2]int{{0, 0}, {1, 1}}, "2 pairs"},
-		{"AAABBB", Blocked, nil, "every A run started first"},
-		{"BBAA", Blocked, nil, "every B run started first"},
-		{"AB", Blocked, nil, "blocked"},
-		{"ABBA", Mixed, nil, "partly interleaved"},
-		{"AABABB", Mixed, nil, "partly interleaved"},
-		{"ABA", Mixed, nil, "2 of A and 1 of B"},
+		{"ABBAAB", Interleaved, [][2]int{{0, 0}, {1, 1}, {2, 2}}, true, false, "fewer than 6 pairs"},
+		{"ABBAABBAABBA", Interleaved, [][2]int{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}}, true, true, "paired analysis"},
+		{"ABBA", Interleaved, [][2]int{{0, 0}, {1, 1}}, true, false, "2 pairs, counterbalanced"},
+		{"ABABAB", Interleaved, [][2]int{{0, 0}, {1, 1}, {2, 2}}, false, false, "A started 3 of them"},
+		{"BABABABABABA", Interleaved, [][2]int{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}}, false, false, "B started 6"},
+		{"AAABBB", Blocked, nil, false, false, "every A run started first"},
+		{"BBAA", Blocked, nil, false, false, "every B run started first"},
+		{"AB", Blocked, nil, false, false, "blocked"},
+		{"AABABB", Mixed, nil, false, false, "partly interleaved"},
+		{"ABA", Mixed, nil, false, false, "2 of A and 1 of B"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.order, func(t *testing.T) {
 			a, b := starts(tc.order)
 			d := DetectDesign(a, b)
-			if d.Layout != tc.want || !slices.Equal(d.Pairs, tc.pairs) || !strings.Contains(d.Note, tc.note) {
-				t.Errorf("got %v %v %q, want %v %v note with %q", d.Layout, d.Pairs, d.Note, tc.want, tc.pairs, tc.note)
+			if d.Layout != tc.want || !slices.Equal(d.Pairs, tc.pairs) || !strings.Contains(d.Note, tc.note) ||
+				d.Counterbalanced() != tc.balanced || d.Paired() != tc.pair {
+				t.Errorf("got %v %v balanced %v paired %v %q; want %v %v %v %v note with %q", d.Layout, d.Pairs, d.Counterbalanced(), d.Paired(),
+					d.Note, tc.want, tc.pairs, tc.balanced, tc.pair, tc.note)
 			}
 		})
 	}
@@ -52,11 +57,11 @@ func TestDetectDesign(t *testing.T) {
 // order the runs were given in; missing or shared start times leave the
 // design unknown.
 func TestDetectDesignOrderAndUnknown(t *testing.T) {
-	a, b := starts("BABABA")
+	a, b := starts("BAABBA")
 	slices.Reverse(a) // A's runs listed newest first
 	d := DetectDesign(a, b)
-	if want := [][2]int{{2, 0}, {1, 1}, {0, 2}}; d.Layout != Interleaved || !slices.Equal(d.Pairs, want) {
-		t.Errorf("got %v %v, want interleaved %v", d.Layout, d.Pairs, want)
+	if want := [][2]int{{2, 0}, {1, 1}, {0, 2}}; d.Layout != Interleaved || !slices.Equal(d.Pairs, want) || d.BFirst != 2 {
+		t.Errorf("got %v %v B first %d, want interleaved %v, B first 2", d.Layout, d.Pairs, d.BFirst, want)
 	}
 	a, b = starts("ABAB")
 	a[1] = time.Time{}

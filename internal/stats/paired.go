@@ -32,8 +32,9 @@ const maxExactFlips = 16
 // b_i − a_i. It needs at least one pair (for the sign-flip test) and
 // returns ErrTooFew, with the sign-flip part filled, below two pairs.
 // flips caps the random patterns above 16 pairs; seed makes them
-// reproducible. When every difference is equal the t-test's p is 1 if they
-// are 0 and 0 otherwise.
+// reproducible. When every difference is equal the t statistic is
+// undefined: p is 1 (interval the point 0) if they are 0, and p and the
+// interval are NaN otherwise (the sign-flip test is the test left).
 func PairedT(a, b []float64, alpha float64, flips int, seed uint64) (PairedTest, error) {
 	if len(a) != len(b) || len(a) == 0 {
 		return PairedTest{}, ErrTooFew
@@ -52,10 +53,9 @@ func PairedT(a, b []float64, alpha float64, flips int, seed uint64) (PairedTest,
 	r.DF = float64(n - 1)
 	se := r.SDDiff / math.Sqrt(float64(n))
 	if se == 0 {
-		r.CILow, r.CIHigh = r.MeanDiff, r.MeanDiff
-		r.T, r.P = math.Copysign(math.Inf(1), r.MeanDiff), 0
-		if r.MeanDiff == 0 {
-			r.T, r.P = 0, 1
+		r.T, r.P, r.CILow, r.CIHigh = 0, 1, 0, 0
+		if r.MeanDiff != 0 {
+			r.T, r.P, r.CILow, r.CIHigh = math.Copysign(math.Inf(1), r.MeanDiff), math.NaN(), math.NaN(), math.NaN()
 		}
 		return r, nil
 	}

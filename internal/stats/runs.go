@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -11,19 +10,21 @@ import (
 // the run, not the request: requests of one run share its warm-up, cache
 // state, clocks and background load, so they are not independent, and a
 // test that pools them counts the same run effect hundreds of times (see
-// RUNS.md). A difference is called only when
+// RUNS.md). One test decides each comparison, and its p-value, its
+// interval and the call agree by construction:
 //
-//   - a t-test on per-run values (Welch's; a paired t-test for interleaved
-//     pairs) has p < alpha,
-//   - the permutation test over run labels (sign flips for pairs) has
-//     p < alpha too, wherever it can reach alpha at all,
-//   - the confidence interval of B−A excludes 0 on the same side (for
-//     per-request values: the hierarchical bootstrap's), and
-//   - the per-run values barely overlap: at most MaxOverlap of the run
-//     pairs (a, b) point the other way.
+//   - Welch's t-test on the per-run values, or the paired t-test on the
+//     per-pair differences when the runs are paired; the call is Higher or
+//     Lower exactly when p < alpha, which is exactly when the t interval of
+//     B−A at level 1−alpha excludes 0;
+//   - when neither side's runs vary (every run gave the same value) the t
+//     statistic is undefined: the permutation test over run labels (sign
+//     flips for pairs) decides instead, and there is no interval;
+//   - with fewer than two runs on a side there is no test and no interval.
 //
-// A difference that is not called is "needs more runs" when the runs could
-// not have detected one of Threshold·|A| (the MDD, power.go), else "~".
+// A difference that is not called is "needs more runs" when the runs
+// could not have detected one of Threshold·|A| with the assured power of
+// power.go, else "~".
 
 // Call is the verdict on B against A.
 type Call int
@@ -65,24 +66,17 @@ type RunOptions struct {
 	Power     float64 // power the MDD is computed for; default 0.8
 	Threshold float64 // smallest difference worth detecting, a fraction of A's mean; default 0.10
 	MaxRuns   int     // cap of the recommended runs per side; default 50
-	// MaxOverlap is the largest share of run pairs (a, b) allowed to point
-	// against the difference for it to be called; default 0.25, so that B's
-	// runs beat A's in at least three pairs out of four.
-	MaxOverlap float64
-	Resamples  int // hierarchical bootstrap resamples; default 2000
-	// Permutations is the number of random relabellings when exact
-	// enumeration would exceed it; default 20000.
+	// Permutations is the number of random relabellings of the
+	// permutation test (used when no run varies) when exact enumeration
+	// would exceed it; default 20000.
 	Permutations int
-	Seed         uint64 // seeds every resampling; equal seeds, equal results
+	Seed         uint64 // seeds the random relabellings; equal seeds, equal results
 	// Paired says the runs ran in interleaved pairs, a[i] next to b[i]
 	// (see DetectDesign); both sides then need the same number of runs.
 	Paired bool
 	// Stats are the statistics CompareRequests compares; default Mean,
 	// 0.5, 0.9, 0.99.
 	Stats []Stat
-	// Context, when non-nil, stops the resampling loops once it is
-	// cancelled; the comparison then returns its error.
-	Context context.Context
 }
 
 func (o RunOptions) withDefaults() RunOptions {
@@ -94,12 +88,8 @@ func (o RunOptions) withDefaults() RunOptions {
 	def(&o.Alpha, 0.05)
 	def(&o.Power, 0.8)
 	def(&o.Threshold, 0.10)
-	def(&o.MaxOverlap, 0.25)
 	if o.MaxRuns == 0 {
 		o.MaxRuns = 50
-	}
-	if o.Resamples == 0 {
-		o.Resamples = 2000
 	}
 	if o.Permutations == 0 {
 		o.Permutations = 20000
@@ -120,10 +110,8 @@ func (o RunOptions) check() error {
 		return fmt.Errorf("stats: threshold %v not positive", o.Threshold)
 	case o.MaxRuns < 2:
 		return fmt.Errorf("stats: max runs %d below 2", o.MaxRuns)
-	case !(o.MaxOverlap > 0 && o.MaxOverlap <= 1):
-		return fmt.Errorf("stats: max overlap %v outside (0, 1]", o.MaxOverlap)
-	case o.Resamples < 1 || o.Permutations < 1:
-		return errors.New("stats: resamples and permutations must be positive")
+	case o.Permutations < 1:
+		return errors.New("stats: permutations must be positive")
 	}
 	for _, s := range o.Stats {
 		if s != Mean && !(s >= 0 && s <= 1) {
@@ -142,17 +130,19 @@ type Evidence struct {
 	SDA, SDB         float64 // their sample standard deviations; 0 with one run
 	// Diff is MeanB−MeanA (the mean per-pair difference when paired).
 	Diff float64
-	// Method is "welch-t" or "paired-t"; P, DF, Low and High are its
-	// two-sided p-value, degrees of freedom and interval of Diff at level
-	// 1−alpha, NaN with fewer than two runs on a side.
-	Method         string
-	P, DF          float64
-	Low, High      float64
-	PermP, PermMin float64 // permutation test p and the smallest p it can reach
-	// Overlap is the share of run pairs (a_i, b_j), or of pairs (a_i, b_i)
-	// when paired, whose order is against Diff's sign; ties count one half.
-	Overlap float64
-	Power   Power
+	// Method is the test that decides: "welch-t", "paired-t",
+	// "permutation" (no run varies: the t statistic is undefined) or
+	// "none" (fewer than two runs on a side).
+	Method string
+	// P is the test's two-sided p-value (NaN without a test). DF, Low and
+	// High are the t-test's degrees of freedom and interval of Diff at
+	// level 1−alpha, NaN without a t-test.
+	P, DF     float64
+	Low, High float64
+	// PMin is the smallest p-value the permutation test can reach with
+	// these runs (set when Method is "permutation").
+	PMin  float64
+	Power Power
 }
 
 // Verdict is the call with its reason in one line.
@@ -182,7 +172,7 @@ func CompareRuns(a, b []float64, o RunOptions) (RunComparison, error) {
 		return RunComparison{}, err
 	}
 	ev := runEvidence(a, b, o)
-	return RunComparison{Evidence: ev, Verdict: decide(&ev, nil, o)}, nil
+	return RunComparison{Evidence: ev, Verdict: decide(&ev, o)}, nil
 }
 
 func checkRuns(a, b []float64, o RunOptions) error {
@@ -196,93 +186,116 @@ func checkRuns(a, b []float64, o RunOptions) error {
 		return fmt.Errorf("stats: paired runs need as many runs of A as of B, got %d and %d", len(a), len(b))
 	}
 	for _, v := range append(a[:len(a):len(a)], b...) {
-		if math.IsNaN(v) {
-			return errors.New("stats: NaN in per-run values")
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return errors.New("stats: NaN or infinite per-run value")
 		}
 	}
 	return nil
 }
 
-// runEvidence computes the per-run tests and the power of the design.
+// runEvidence runs the test of the design and computes its power.
 func runEvidence(a, b []float64, o RunOptions) Evidence {
-	ev := Evidence{PerRunA: a, PerRunB: b, P: math.NaN(), DF: math.NaN(), Low: math.NaN(), High: math.NaN()}
+	ev := Evidence{PerRunA: a, PerRunB: b, Method: "none", P: math.NaN(), DF: math.NaN(), Low: math.NaN(), High: math.NaN(), PMin: math.NaN()}
 	ev.MeanA, ev.SDA = MeanSD(a)
 	ev.MeanB, ev.SDB = MeanSD(b)
 	if o.Paired {
 		pt, err := PairedT(a, b, o.Alpha, o.Permutations, o.Seed)
-		ev.Method, ev.Diff = "paired-t", pt.MeanDiff
-		ev.PermP, ev.PermMin = pt.FlipP, pt.FlipMin
-		if err == nil {
-			ev.P, ev.DF, ev.Low, ev.High = pt.P, pt.DF, pt.CILow, pt.CIHigh
+		ev.Diff = pt.MeanDiff
+		switch {
+		case err != nil: // one pair
+		case pt.SDDiff == 0 && pt.MeanDiff != 0:
+			ev.Method, ev.P, ev.PMin = "permutation", pt.FlipP, pt.FlipMin
+		default:
+			ev.Method, ev.P, ev.DF, ev.Low, ev.High = "paired-t", pt.P, pt.DF, pt.CILow, pt.CIHigh
 		}
-		ev.Overlap = pairOverlap(a, b, ev.Diff)
 		ev.Power = pairedPower(&ev, pt.SDDiff, o)
 		return ev
 	}
-	ev.Method, ev.Diff = "welch-t", ev.MeanB-ev.MeanA
+	ev.Diff = ev.MeanB - ev.MeanA
 	if w, err := WelchT(a, b, o.Alpha); err == nil {
-		ev.P, ev.DF, ev.Low, ev.High = w.P, w.DF, w.CILow, w.CIHigh
+		if w.SDX == 0 && w.SDY == 0 && ev.Diff != 0 {
+			ev.Method = "permutation"
+			ev.P, ev.PMin = PermutationRuns(a, b, o.Permutations, o.Seed)
+		} else {
+			ev.Method, ev.P, ev.DF, ev.Low, ev.High = "welch-t", w.P, w.DF, w.CILow, w.CIHigh
+		}
 	}
-	ev.PermP, ev.PermMin = PermutationRuns(a, b, o.Permutations, o.Seed)
-	ev.Overlap = runOverlap(a, b, ev.Diff)
 	ev.Power = unpairedPower(&ev, o)
 	return ev
 }
 
-// decide applies the verdict rule. boot, when not nil, is the interval of
-// B−A that must exclude 0 (the hierarchical bootstrap's); without it the
-// t interval of the evidence serves.
-func decide(ev *Evidence, boot *Interval, o RunOptions) Verdict {
-	low, high, what := ev.Low, ev.High, "t interval"
-	if boot != nil {
-		low, high, what = boot.Low, boot.High, "hierarchical bootstrap interval"
-	}
-	var against []string
-	if !(ev.P < o.Alpha) {
-		against = append(against, fmt.Sprintf("%s p=%.3g", ev.Method, ev.P))
-	}
-	if ev.PermMin < o.Alpha && !(ev.PermP < o.Alpha) {
-		against = append(against, fmt.Sprintf("permutation p=%.3g", ev.PermP))
-	}
-	if !((ev.Diff > 0 && low > 0) || (ev.Diff < 0 && high < 0)) {
-		against = append(against, fmt.Sprintf("%s [%.4g, %.4g] does not exclude 0", what, low, high))
-	}
-	if !(ev.Overlap <= o.MaxOverlap) {
-		against = append(against, fmt.Sprintf("per-run values overlap (%.0f%% of run pairs point the other way)", 100*ev.Overlap))
-	}
-	if len(against) == 0 {
-		c := Higher
-		if ev.Diff < 0 {
-			c = Lower
-		}
-		return Verdict{Call: c, Reason: fmt.Sprintf("B %s than A: %s p=%.3g, %s [%.4g, %.4g], %.0f%% of run pairs point the other way",
-			c, ev.Method, ev.P, what, low, high, 100*ev.Overlap)}
-	}
-	why := ""
-	if ev.P < o.Alpha {
-		why = " (" + joinComma(against) + ")"
-	}
-	p := ev.Power
-	if !p.Enough(o.Threshold) {
-		return needsMore(ev, o, why)
-	}
-	return Verdict{Call: NotSignificant, Reason: fmt.Sprintf("no significant difference%s; %d and %d runs could detect %.3g%% of A (alpha %.2g, power %.2g)",
-		why, p.NA, p.NB, 100*p.MDDFrac, o.Alpha, o.Power)}
-}
-
-// needsMore is the NeedsMoreRuns verdict with its recommendation.
-func needsMore(ev *Evidence, o RunOptions, why string) Verdict {
-	p := ev.Power
+// decide makes the call from the one test of the evidence: Higher or
+// Lower when its p < alpha; else "~" when the runs could have detected
+// the threshold difference, NeedsMoreRuns when they could not.
+func decide(ev *Evidence, o RunOptions) Verdict {
 	unit := "runs per side"
 	if o.Paired {
 		unit = "pairs"
 	}
-	if p.Recommended == 0 {
-		return Verdict{Call: NeedsMoreRuns, Recommended: 2,
-			Reason: fmt.Sprintf("needs more runs%s: %d and %d runs give no run-to-run spread; run at least 2 %s", why, p.NA, p.NB, unit)}
+	switch {
+	case ev.Method == "none":
+		return tooFewRuns(ev, o, unit)
+	case ev.P < o.Alpha:
+		c := Higher
+		if ev.Diff < 0 {
+			c = Lower
+		}
+		if ev.Method == "permutation" {
+			return Verdict{Call: c, Reason: fmt.Sprintf("B %s than A: no run varies, and the permutation test over the runs gives p=%.3g", c, ev.P)}
+		}
+		return Verdict{Call: c, Reason: fmt.Sprintf("B %s than A: %s p=%.3g, %.0f%% interval of B−A [%.4g, %.4g]", c, ev.Method, ev.P, 100*(1-o.Alpha), ev.Low, ev.High)}
+	case ev.Method == "permutation":
+		return noSpread(ev, o, unit)
 	}
-	head := fmt.Sprintf("needs more runs%s: with %d and %d runs the run-to-run spread lets only %.3g%% of A be detected (alpha %.2g, power %.2g)",
-		why, p.NA, p.NB, 100*p.MDDFrac, o.Alpha, o.Power)
+	p := ev.Power
+	if !p.Enough(o.Threshold) {
+		return needsMore(ev, o, unit, fmt.Sprintf("%s p=%.3g; ", ev.Method, ev.P))
+	}
+	return Verdict{Call: NotSignificant, Reason: fmt.Sprintf("no significant difference (%s p=%.3g); %d and %d runs could detect %.3g%% of A with power %.2g at alpha %.2g, allowing for the uncertainty of their spread",
+		ev.Method, ev.P, p.NA, p.NB, 100*p.MDDFrac, o.Power, o.Alpha)}
+}
+
+// tooFewRuns is the verdict without a test: a side has a single run.
+func tooFewRuns(ev *Evidence, o RunOptions, unit string) Verdict {
+	nA, nB := len(ev.PerRunA), len(ev.PerRunB)
+	head := fmt.Sprintf("needs more runs: %d run(s) of A and %d of B give no run-to-run spread to judge a difference by, so no test and no interval", nA, nB)
+	if ev.Power.Recommended == 0 {
+		return Verdict{Call: NeedsMoreRuns, Recommended: 2, Reason: head + fmt.Sprintf("; run at least 2 %s, more where runs vary", unit)}
+	}
+	return needsMore(ev, o, unit, fmt.Sprintf("%d run(s) of A and %d of B give no test; ", nA, nB))
+}
+
+// noSpread is the verdict when no run varies and the permutation test,
+// the only test left, did not reach alpha: say how many runs it needs.
+func noSpread(ev *Evidence, o RunOptions, unit string) Verdict {
+	n := len(ev.PerRunA)
+	for n < o.MaxRuns && !(permutationMin(n, o.Paired) < o.Alpha) {
+		n++
+	}
+	n = max(n, len(ev.PerRunA)+1, len(ev.PerRunB)+1)
+	return Verdict{Call: NeedsMoreRuns, Recommended: n, Reason: fmt.Sprintf("needs more runs: no run varies, so the t-test has no spread to go by; "+
+		"the permutation test over the runs gives p=%.3g, the smallest it can reach with %d and %d runs; %d %s can reach alpha %.2g",
+		ev.P, len(ev.PerRunA), len(ev.PerRunB), n, unit, o.Alpha)}
+}
+
+// permutationMin is the smallest p-value of the permutation test with n
+// runs per side (sign flips of n pairs when paired).
+func permutationMin(n int, paired bool) float64 {
+	if paired {
+		return 2 / math.Pow(2, float64(n))
+	}
+	return 2 / binomial(2*n, n)
+}
+
+// needsMore is the NeedsMoreRuns verdict with its recommendation; why
+// opens the reason.
+func needsMore(ev *Evidence, o RunOptions, unit, why string) Verdict {
+	p := ev.Power
+	head := fmt.Sprintf("needs more runs: %swith %d and %d runs the run-to-run spread lets only %.3g%% of A be detected (power %.2g at alpha %.2g)",
+		why, p.NA, p.NB, 100*p.MDDFrac, o.Power, o.Alpha)
+	if math.IsInf(p.MDDFrac, 1) {
+		head = "needs more runs: " + why + "the spread of the side with two runs or more stands in for both"
+	}
 	if p.Capped {
 		return Verdict{Call: NeedsMoreRuns, Recommended: o.MaxRuns,
 			Reason: fmt.Sprintf("%s; even %d %s would not detect %.3g%%: reduce the run-to-run spread (warm-up, fixed clocks, a quiet host) or pair the runs",
@@ -290,47 +303,6 @@ func needsMore(ev *Evidence, o RunOptions, why string) Verdict {
 	}
 	rec := max(p.Recommended, p.NA+1, p.NB+1)
 	return Verdict{Call: NeedsMoreRuns, Recommended: rec,
-		Reason: fmt.Sprintf("%s; %d %s would detect %.3g%%", head, rec, unit, 100*p.Target)}
-}
-
-func joinComma(s []string) string {
-	out := ""
-	for i, v := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += v
-	}
-	return out
-}
-
-// runOverlap is the share of pairs (a_i, b_j) ordered against the sign of
-// diff (b_j < a_i when diff ≥ 0), ties counting one half.
-func runOverlap(a, b []float64, diff float64) float64 {
-	var against float64
-	for _, x := range a {
-		for _, y := range b {
-			against += orderAgainst(y-x, diff)
-		}
-	}
-	return against / float64(len(a)*len(b))
-}
-
-// pairOverlap is runOverlap over the pairs (a_i, b_i) only.
-func pairOverlap(a, b []float64, diff float64) float64 {
-	var against float64
-	for i := range a {
-		against += orderAgainst(b[i]-a[i], diff)
-	}
-	return against / float64(len(a))
-}
-
-func orderAgainst(d, diff float64) float64 {
-	switch {
-	case d == 0:
-		return 0.5
-	case (d < 0) == (diff >= 0):
-		return 1
-	}
-	return 0
+		Reason: fmt.Sprintf("%s; %d %s would detect %.3g%% of A with power %.2g (averaged over what these runs say the spread may be)",
+			head, rec, unit, 100*p.Target, o.Power)}
 }

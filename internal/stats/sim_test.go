@@ -81,7 +81,7 @@ type simRates struct {
 // each rule calls a difference.
 func simulate(t *testing.T, seeds, runs, reqs int, shift float64, st []Stat) simRates {
 	res := simRates{pooled: make([]int, len(st)), runAware: make([]int, len(st)), needsMore: make([]int, len(st)), n: seeds}
-	o := RunOptions{Stats: st, Resamples: 300}
+	o := RunOptions{Stats: st}
 	for s := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(s), 12))
 		a := simRuns(rng, runs, reqs, 100, 0, 0.15, 0.5)
@@ -130,7 +130,7 @@ func simulate(t *testing.T, seeds, runs, reqs int, shift float64, st []Stat) sim
 func TestRunAwareFalsePositives(t *testing.T) {
 	const alpha = 0.05
 	seeds, detect := 800, 300
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		seeds, detect = 200, 100
 	}
 	st := []Stat{Mean, 0.5, 0.9, 0.99}

@@ -37,8 +37,10 @@ type Welch struct {
 // WelchT runs Welch's two-sided t-test of mean(y) against mean(x) and
 // returns the confidence interval of mean(y)-mean(x) at level 1-alpha.
 // Each sample needs at least two values. When both samples have zero
-// variance the p-value is 1 if the means are equal and 0 otherwise, and the
-// interval is the point difference.
+// variance the t statistic is undefined: the p-value is 1 and the
+// interval the point 0 if the means are equal, and both are NaN
+// otherwise (no spread is no evidence of certainty; a permutation test
+// over the values is the test left, see CompareRuns).
 func WelchT(x, y []float64, alpha float64) (Welch, error) {
 	if len(x) < 2 || len(y) < 2 {
 		return Welch{}, ErrTooFew
@@ -51,11 +53,9 @@ func WelchT(x, y []float64, alpha float64) (Welch, error) {
 	ax, ay := vx/nx, vy/ny
 	se := math.Sqrt(ax + ay)
 	if se == 0 {
-		w.CILow, w.CIHigh = diff, diff
-		if diff == 0 {
-			w.P = 1
-		} else {
-			w.T = math.Copysign(math.Inf(1), diff)
+		w.P, w.CILow, w.CIHigh = 1, 0, 0
+		if diff != 0 {
+			w.T, w.P, w.CILow, w.CIHigh = math.Copysign(math.Inf(1), diff), math.NaN(), math.NaN(), math.NaN()
 		}
 		return w, nil
 	}

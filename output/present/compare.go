@@ -329,7 +329,11 @@ func Headline(rep *compare.Report) []string {
 func runOrder(d compare.Design) string {
 	switch {
 	case d.Paired:
-		return "interleaved in pairs (paired analysis)"
+		return "interleaved in counterbalanced pairs (paired analysis)"
+	case d.Layout == "interleaved" && d.Counterbalanced:
+		return "interleaved, counterbalanced (unpaired: too few pairs to pair)"
+	case d.Layout == "interleaved":
+		return "interleaved, one side first in every pair (unpaired)"
 	case d.Layout == "blocked":
 		return "blocked (drift falls on one side)"
 	case d.Layout == "unknown" || d.Layout == "":

@@ -68,7 +68,9 @@ func TestRunOrder(t *testing.T) {
 		d    compare.Design
 		want string
 	}{
-		{compare.Design{Layout: "interleaved", Paired: true}, "interleaved in pairs (paired analysis)"},
+		{compare.Design{Layout: "interleaved", Counterbalanced: true, Paired: true}, "interleaved in counterbalanced pairs (paired analysis)"},
+		{compare.Design{Layout: "interleaved", Counterbalanced: true}, "interleaved, counterbalanced (unpaired: too few pairs to pair)"},
+		{compare.Design{Layout: "interleaved"}, "interleaved, one side first in every pair (unpaired)"},
 		{compare.Design{Layout: "blocked"}, "blocked (drift falls on one side)"},
 		{compare.Design{Layout: "mixed"}, "mixed order (unpaired)"},
 		{compare.Design{Layout: "unknown"}, "order unknown"},

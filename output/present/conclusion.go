@@ -1,8 +1,10 @@
 package present
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,9 +13,12 @@ import (
 
 // This file writes the answer every comparison report opens with: the
 // conclusion compare decided (compare.Conclusion: its sentence first,
-// never re-derived here), then, per winning side, its metrics with the
-// delta, the interval of B−A at the report's confidence and the p-value;
-// the metrics found indistinguishable and those that need more runs; the
+// never re-derived here, with the family-wise error rate of its
+// headline), then, per winning side, the primary metrics it wins with
+// the delta, the interval of B−A at the report's confidence and the
+// p-values, largest difference first; the exploratory rows significant
+// on their own, per side (wins and losses), largest first; the
+// metrics found indistinguishable and those that need more runs; the
 // validity of the comparison; and layer 2's largest region shift, marked
 // as diagnostic.
 
@@ -30,8 +35,11 @@ func Conclusion(rep *compare.Report) []string {
 		metrics []string
 	}{{"a", c.BetterA}, {"b", c.BetterB}} {
 		if len(side.metrics) > 0 {
-			out = append(out, winLine(rep, side.name, metricsNamed(rep, side.metrics)))
+			out = append(out, winLine(rep, side.name, metricsNamed(rep, inOrderOf(c.Largest, side.metrics))))
 		}
+	}
+	if l := exploratoryLine(rep, c); l != "" {
+		out = append(out, l)
 	}
 	if len(c.Same) > 0 {
 		out = append(out, "Not distinguishable (~): "+compare.KindList(metricsNamed(rep, c.Same))+".")
@@ -42,6 +50,23 @@ func Conclusion(rep *compare.Report) []string {
 	out = append(out, validityLine(rep))
 	if l := regionShiftLine(rep.GPU); l != "" {
 		out = append(out, l)
+	}
+	return out
+}
+
+// inOrderOf returns the names of set in the order of order (the
+// conclusion's Largest: largest difference first), then any others.
+func inOrderOf(order, set []string) []string {
+	var out []string
+	for _, n := range order {
+		if slices.Contains(set, n) {
+			out = append(out, n)
+		}
+	}
+	for _, n := range set {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
 	}
 	return out
 }
@@ -68,12 +93,55 @@ func winLine(rep *compare.Report, side string, ms []compare.Metric) string {
 	for _, m := range representatives(ms) {
 		ex = append(ex, metricEvidence(rep.Alpha, m))
 	}
-	s := fmt.Sprintf("%s is better on %s: %s", strings.ToUpper(side), compare.KindList(ms), strings.Join(ex, "; "))
+	s := fmt.Sprintf("%s is better on the primary metrics %s: %s", strings.ToUpper(side), compare.KindList(ms), strings.Join(ex, "; "))
 	return s + "."
 }
 
+// maxExploratory is how many exploratory rows a side's list names.
+const maxExploratory = 4
+
+// exploratoryLine lists the rows significant at alpha on their own that
+// do not decide the answer, per side, largest difference first (the
+// conclusion's Largest order), or "".
+func exploratoryLine(rep *compare.Report, c compare.Conclusion) string {
+	var parts []string
+	for _, side := range []struct {
+		name    string
+		metrics []string
+	}{{"A", c.ExploratoryA}, {"B", c.ExploratoryB}} {
+		var named []string
+		for _, m := range metricsNamed(rep, c.Largest) {
+			if !slices.Contains(side.metrics, m.Name) {
+				continue
+			}
+			if len(named) == maxExploratory {
+				named = append(named, fmt.Sprintf("%d more", len(side.metrics)-maxExploratory))
+				break
+			}
+			named = append(named, m.Name+deltaText(m))
+		}
+		if len(named) > 0 {
+			parts = append(parts, side.name+" better on "+strings.Join(named, ", "))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Exploratory (each row tested alone at alpha, not corrected for the number of rows, never deciding the answer; largest first): " +
+		strings.Join(parts, "; ") + "."
+}
+
+// deltaText is " +12.3%" for a row's relative difference, "" without one.
+func deltaText(m compare.Metric) string {
+	if m.DeltaPct == nil || math.IsNaN(*m.DeltaPct) {
+		return ""
+	}
+	return fmt.Sprintf(" %+.1f%%", *m.DeltaPct)
+}
+
 // representatives picks, per metric kind, one metric to quote (its p50
-// when it has one), at most maxExamples of them, in report order.
+// when it has one), at most maxExamples of them, the kinds with the
+// largest difference first.
 func representatives(ms []compare.Metric) []compare.Metric {
 	var kinds []string
 	pick := map[string]compare.Metric{}
@@ -87,6 +155,13 @@ func representatives(ms []compare.Metric) []compare.Metric {
 			pick[k] = m
 		}
 	}
+	size := func(k string) float64 {
+		if d := pick[k].DeltaPct; d != nil && !math.IsNaN(*d) {
+			return math.Abs(*d)
+		}
+		return -1
+	}
+	slices.SortStableFunc(kinds, func(x, y string) int { return cmp.Compare(size(y), size(x)) })
 	var out []compare.Metric
 	for _, k := range kinds[:min(len(kinds), maxExamples)] {
 		out = append(out, pick[k])
@@ -108,6 +183,9 @@ func metricEvidence(alpha float64, m compare.Metric) string {
 	if m.PValue != nil {
 		s += "; p " + pText(*m.PValue)
 	}
+	if m.PAdjusted != nil {
+		s += ", adjusted p " + pText(*m.PAdjusted)
+	}
 	return s + ")"
 }
 
@@ -120,7 +198,9 @@ func moreRunsLine(ms []compare.Metric) string {
 	}
 	s := "Needs more runs (no difference found, but too few runs for their spread): " + compare.KindList(ms)
 	if most > 0 {
-		s += fmt.Sprintf("; up to %d runs per side would tell", most)
+		s += fmt.Sprintf("; up to %d runs per side would tell (each row's reason says what they would detect, with what power)", most)
+	} else if slices.ContainsFunc(ms, func(m compare.Metric) bool { return m.NA < 2 || m.NB < 2 }) {
+		s += "; one run a side has no spread to size them: repeat the runs (3 or more a side)"
 	}
 	return s + "."
 }

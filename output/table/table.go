@@ -233,7 +233,8 @@ func textGrid(t *Table, over int) *grid {
 }
 
 // fit leaves out Drop columns, highest Drop first, while the rows are
-// wider than TextWidth, and returns the names of those left out.
+// wider than TextWidth, and returns the names of those left out. Columns
+// of one Drop value go together (n_a never without n_b).
 func (g *grid) fit(cols []Column) []string {
 	var out []string
 	for g.rowWidth() > TextWidth {
@@ -246,8 +247,12 @@ func (g *grid) fit(cols []Column) []string {
 		if at < 0 {
 			break
 		}
-		g.show[at] = false
-		out = append(out, g.head[at])
+		for i, c := range cols {
+			if g.show[i] && c.Drop == cols[at].Drop {
+				g.show[i] = false
+				out = append(out, g.head[i])
+			}
+		}
 	}
 	return out
 }
