@@ -35,7 +35,7 @@ build:
 
 test:
 	$(call sqlite-note,)
-	$(GO) test $(TAGS) ./...
+	$(GO) test $(TAGS) -timeout 30m ./...
 
 bench: build
 	$(GO) run ./internal/cmd/benchtool
@@ -97,9 +97,11 @@ tidy-check:
 layering:
 	$(GO) test -count=1 ./internal/testkit/layering
 
+# The command tests start real engines (../shared/engines): under the race
+# detector on 2 cores they take about 10 minutes, go test's default limit.
 race:
 	$(call sqlite-note,-race)
-	$(GO) test $(TAGS) -race ./...
+	$(GO) test $(TAGS) -race -timeout 30m ./...
 
 clean:
 	rm -rf bin

@@ -409,6 +409,9 @@ func (r *runner) sweepStep(ctx context.Context, si int, v float64) (result.Sweep
 	st.StartedAt, st.EndedAt = result.WallAt(out.start, 0, 1000*drain.EndS)
 	stepWarnings(&stepWarn, &sl, &sum, &out, r.selfShare())
 	tokenWarnings(&stepWarn, sum.TokenCheck, r.info.Simulated)
+	if cfg.Tokenizer != nil && cfg.Tokenizer.Err() != nil {
+		stepWarn.add(fmt.Sprintf("client token counts may be off: %v", cfg.Tokenizer.Err()))
+	}
 	st.Warnings = stepWarn.all()
 	for _, w := range st.Warnings {
 		if cfg.SweepKind != "" {

@@ -136,6 +136,9 @@ func (tp *TextPrompts) fill(ctx context.Context, seed uint64, prefixLen int, req
 			return fmt.Errorf("random workload: request %s: %w", reqs[k].ID, e)
 		}
 	}
+	if err := tp.Tokenizer.Err(); err != nil {
+		return fmt.Errorf("random workload: %w: the prompts' lengths would not be exact", err)
+	}
 	return nil
 }
 

@@ -125,7 +125,11 @@ func (tt *traceText) prompt(blocks []int32, in int) (string, error) {
 		b.WriteString(txt)
 	}
 	s := b.String()
-	if c := tt.tp.Tokenizer.Count(s); c != in {
+	c, err := tt.tp.Tokenizer.CountChecked(s)
+	if err != nil {
+		return "", err
+	}
+	if c != in {
 		return "", fmt.Errorf("the text prompt re-tokenizes to %d tokens, not %d (a block boundary merged under this tokenizer)", c, in)
 	}
 	return s, nil
