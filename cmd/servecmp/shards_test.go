@@ -185,6 +185,15 @@ func TestShardFlags(t *testing.T) {
 	if code := run(context.Background(), []string{"merge", "--out", "x.json", sum}, &o, &e); code != 2 || !strings.Contains(e.String(), "--out does not apply to analysis summaries") {
 		t.Errorf("merge --out of summaries: exit %d, %q", code, e.String())
 	}
+	// An input that cannot be read is named as such, not taken for a
+	// summary.
+	o.Reset()
+	e.Reset()
+	missing := filepath.Join(t.TempDir(), "gone.json")
+	if code := run(context.Background(), []string{"merge", "--out", "x.json", missing}, &o, &e); code != 1 ||
+		!strings.Contains(e.String(), "gone.json") || strings.Contains(e.String(), "does not apply") {
+		t.Errorf("merge --out of a missing file: exit %d, %q", code, e.String())
+	}
 }
 
 func slicesClone(s []string) []string { return append([]string(nil), s...) }

@@ -81,6 +81,9 @@ func (m *ShardMerge) Register(fs *pflag.FlagSet) {
 // to Records); for analysis summaries it returns nil and no error, having
 // refused the shards' flags. Either kind refuses the other's flags.
 func (m *ShardMerge) Merge(changed func(string) bool, args []string) (*result.Result, error) {
+	if _, err := shards.Schema(args[0]); err != nil {
+		return nil, err // unreadable (missing, a FIFO, a device): say so, not what kind it is
+	}
 	bench := shards.IsBenchmarkFile(args[0])
 	other, what := shardMergeFlags, "analysis summaries"
 	if bench {
