@@ -38,22 +38,7 @@ func hasSessions(reqs []client.Prepared) bool {
 // sessionUnits groups request indices into sessions: a session's turns in
 // order, every other request alone; units are ordered by first index.
 func sessionUnits(reqs []client.Prepared) [][]int {
-	var units [][]int
-	at := map[string]int{}
-	for i := range reqs {
-		name := reqs[i].Req.Session
-		if name == "" {
-			units = append(units, []int{i})
-			continue
-		}
-		if u, ok := at[name]; ok {
-			units[u] = append(units[u], i)
-			continue
-		}
-		at[name] = len(units)
-		units = append(units, []int{i})
-	}
-	return units
+	return workload.UnitsOf(len(reqs), func(i int) string { return reqs[i].Req.Session })
 }
 
 // withMessages re-encodes a chat body with msgs as its messages.

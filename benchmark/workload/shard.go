@@ -54,10 +54,16 @@ func ParseShard(s string) (i, n int, err error) {
 // Units groups request indices into units: a session's turns in order,
 // every other request alone; units are ordered by their first index.
 func Units(reqs []Request) [][]int {
+	return UnitsOf(len(reqs), func(i int) string { return reqs[i].Session })
+}
+
+// UnitsOf is Units over n requests whose sessions session(i) names ("":
+// none).
+func UnitsOf(n int, session func(i int) string) [][]int {
 	var units [][]int
 	at := map[string]int{}
-	for i := range reqs {
-		name := reqs[i].Session
+	for i := range n {
+		name := session(i)
 		if name == "" {
 			units = append(units, []int{i})
 			continue
