@@ -88,34 +88,7 @@ const onigWord = `\p{L}\p{Nl}\p{M}\p{Nd}\p{Pc}\u00B2\u00B3\u00B9\u00BC-\u00BE`
 
 // onigToNET rewrites \w and \W (outside classes) and \w (inside) to
 // Oniguruma's meaning; everything else is kept.
-func onigToNET(p string) string {
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if c == '\\' && i+1 < len(p) {
-			switch {
-			case p[i+1] == 'w' && inClass:
-				b.WriteString(onigWord)
-			case p[i+1] == 'w':
-				b.WriteString("[" + onigWord + "]")
-			case p[i+1] == 'W' && !inClass:
-				b.WriteString("[^" + onigWord + "]")
-			default:
-				b.WriteString(p[i : i+2])
-			}
-			i++
-			continue
-		}
-		if c == '[' && !inClass {
-			inClass = true
-		} else if c == ']' && inClass {
-			inClass = false
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
+func onigToNET(p string) string { return rewriteEscape(p, 'w', onigWord) }
 
 // goRegexMatcher runs a lookaround-free pattern on Go's regexp
 // (leftmost-first, the match a backtracking engine picks), after \s and
@@ -154,20 +127,25 @@ func newGGUFMatcher(pattern string) (matcher, error) {
 
 // translateSpace rewrites \s and \S to the Unicode White_Space set (Go's
 // \s is ASCII only).
-func translateSpace(p string) string {
-	const ws = `\t\n\v\f\r \x{85}\p{Z}`
+func translateSpace(p string) string { return rewriteEscape(p, 's', `\t\n\v\f\r \x{85}\p{Z}`) }
+
+// rewriteEscape replaces the class escape \<lower> by set: inside a
+// class by set's members, outside by [set]; its negation \<upper>
+// outside a class by [^set]. Everything else is kept.
+func rewriteEscape(p string, lower byte, set string) string {
+	upper := lower - 'a' + 'A'
 	var b strings.Builder
 	inClass := false
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		if c == '\\' && i+1 < len(p) {
 			switch {
-			case p[i+1] == 's' && inClass:
-				b.WriteString(ws)
-			case p[i+1] == 's':
-				b.WriteString("[" + ws + "]")
-			case p[i+1] == 'S' && !inClass:
-				b.WriteString("[^" + ws + "]")
+			case p[i+1] == lower && inClass:
+				b.WriteString(set)
+			case p[i+1] == lower:
+				b.WriteString("[" + set + "]")
+			case p[i+1] == upper && !inClass:
+				b.WriteString("[^" + set + "]")
 			default:
 				b.WriteString(p[i : i+2])
 			}
