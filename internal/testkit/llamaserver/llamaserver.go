@@ -91,7 +91,7 @@ func Start(t testing.TB, slots int, extra ...string) *Server {
 }
 
 func start(t testing.TB, dir string, slots int, extra []string) (*Server, error) {
-	port, err := freePort()
+	port, err := FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func start(t testing.TB, dir string, slots int, extra []string) (*Server, error)
 	go func() { exited <- cmd.Wait(); logf.Close() }()
 	t.Cleanup(func() { s.stop(exited) })
 	if err := s.waitHealthy(exited); err != nil {
-		return nil, fmt.Errorf("%v (log %s: %s)", err, s.log, tail(s.log))
+		return nil, fmt.Errorf("%v (log %s: %s)", err, s.log, LogTail(s.log))
 	}
 	return s, nil
 }
@@ -130,29 +130,41 @@ func (s *Server) stop(exited chan error) {
 }
 
 func (s *Server) waitHealthy(exited chan error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
+	err := WaitOK(s.URL+"/health", StartTimeout, exited, func(b []byte) bool { return strings.Contains(string(b), `"ok"`) })
+	if err != nil {
+		return fmt.Errorf("not healthy: %v", err)
+	}
+	return nil
+}
+
+// WaitOK polls url every 100 ms until it answers 200 with a body ok
+// accepts, the process reports on exited (the report is put back), or
+// timeout passes. Test kits of other engines share it.
+func WaitOK(url string, timeout time.Duration, exited chan error, ok func(body []byte) bool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/health", nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if resp, err := http.DefaultClient.Do(req); err == nil {
-			b, _ := io.ReadAll(resp.Body)
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK && strings.Contains(string(b), `"ok"`) {
+			if resp.StatusCode == http.StatusOK && ok(b) {
 				return nil
 			}
 		}
 		select {
 		case err := <-exited:
 			exited <- err
-			return fmt.Errorf("exited before it was healthy: %v", err)
+			return fmt.Errorf("exited before it answered: %v", err)
 		case <-ctx.Done():
-			return fmt.Errorf("not healthy after %s", StartTimeout)
+			return fmt.Errorf("no answer at %s after %s", url, timeout)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }
 
-func freePort() (int, error) {
+// FreePort is a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -161,7 +173,8 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func tail(path string) string {
+// LogTail is the last 600 bytes of the log at path, trimmed.
+func LogTail(path string) string {
 	b, _ := os.ReadFile(path)
 	if len(b) > 600 {
 		b = b[len(b)-600:]

@@ -17,9 +17,6 @@ package ollamaserver
 import (
 	"context"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +24,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/servecmp/servecmp/internal/testkit/llamaserver"
 )
 
 // Bounds of a server's start, model creation and stop.
@@ -167,7 +166,7 @@ func (s *Server) env(extra ...string) []string {
 }
 
 func start(t testing.TB, dir string, opt Options) (*Server, error) {
-	port, err := freePort()
+	port, err := llamaserver.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +195,7 @@ func start(t testing.TB, dir string, opt Options) (*Server, error) {
 	go func() { exited <- cmd.Wait(); logf.Close() }()
 	t.Cleanup(func() { s.stop(exited) })
 	if err := s.waitReady(exited); err != nil {
-		return nil, fmt.Errorf("%v (log %s: %s)", err, s.log, tail(s.log))
+		return nil, fmt.Errorf("%v (log %s: %s)", err, s.log, llamaserver.LogTail(s.log))
 	}
 	return s, nil
 }
@@ -233,41 +232,5 @@ func (s *Server) stop(exited chan error) {
 }
 
 func (s *Server) waitReady(exited chan error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
-	defer cancel()
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/api/version", nil)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case err := <-exited:
-			exited <- err
-			return fmt.Errorf("exited before it answered: %v", err)
-		case <-ctx.Done():
-			return fmt.Errorf("no answer at /api/version after %s", StartTimeout)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func tail(path string) string {
-	b, _ := os.ReadFile(path)
-	if len(b) > 600 {
-		b = b[len(b)-600:]
-	}
-	return strings.TrimSpace(string(b))
+	return llamaserver.WaitOK(s.URL+"/api/version", StartTimeout, exited, func([]byte) bool { return true })
 }
